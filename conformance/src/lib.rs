@@ -1,0 +1,12 @@
+//! `mcp-conformance`: a black-box conformance suite for stdio MCP servers.
+//!
+//! The suite sees only what a client, an operator CLI and the workspace can see: it starts a
+//! server as a child process, speaks JSON-RPC over its stdin/stdout line by line, runs the
+//! target's operator command, and inspects files and processes in a per-scenario sandbox.
+//! It depends on no implementation, so it can judge any server, ours included.
+
+pub mod cli;
+pub mod fixture;
+pub mod matcher;
+pub mod probe;
+pub mod report;

@@ -1,0 +1,1 @@
+//! JSON subset matching with `$` operators (placeholder).

@@ -1,0 +1,1 @@
+//! junit report (placeholder).
