@@ -1,7 +1,536 @@
-//! Command line (placeholder while the engine is assembled).
+//! The `mcp-conformance` command line.
+
+use crate::model::{self, FileError, Scenario, Target};
+use crate::report::{self, human::HumanReporter, human::Progress};
+use crate::runner::{self, RunOptions, TargetCtx};
+use clap::{Parser, Subcommand};
+use std::collections::BTreeSet;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
+
+/// The target used when `--target` is not given.
+pub const DEFAULT_TARGET: &str = "fixtures/targets/fixture.yaml";
+/// The scenario folder used when no PATH is given.
+pub const DEFAULT_SCENARIOS: &str = "scenarios";
+/// The target folder `validate` checks besides scenarios when no PATH is given.
+pub const DEFAULT_TARGETS: &str = "fixtures/targets";
+
+/// Black-box conformance suite for stdio MCP servers.
+#[derive(Debug, Parser)]
+#[command(name = "mcp-conformance", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run scenarios against a target and report.
+    Run(RunArgs),
+    /// List the scenarios that a run would consider.
+    List(ListArgs),
+    /// Parse and check scenario and target files; errors as FILE:LINE:COL: message.
+    Validate {
+        /// Files or folders (default: scenarios/ and fixtures/targets/).
+        paths: Vec<PathBuf>,
+    },
+    /// Print the JSON Schema of the scenario or target format.
+    Schema {
+        /// Which format.
+        #[arg(value_enum, default_value = "scenario")]
+        kind: SchemaKind,
+    },
+    /// Run the configurable fixture MCP server on stdio.
+    FixtureServer(crate::fixture::FixtureArgs),
+    /// Run the probe program that scenarios ask servers to execute.
+    Probe(crate::probe::ProbeArgs),
+}
+
+/// Which schema to print.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum SchemaKind {
+    Scenario,
+    Target,
+}
+
+/// Options shared by `run` and `list` to pick scenarios.
+#[derive(Debug, clap::Args)]
+pub struct Selection {
+    /// The target file (default: fixtures/targets/fixture.yaml).
+    #[arg(long, short)]
+    pub target: Option<PathBuf>,
+    /// Scenario files or folders (searched recursively; default: scenarios/).
+    pub paths: Vec<PathBuf>,
+    /// Only scenarios with this tag (repeat for any of several).
+    #[arg(long = "tag")]
+    pub tags: Vec<String>,
+    /// Only scenarios whose name matches this glob (`*` and `?`).
+    #[arg(long)]
+    pub name: Option<String>,
+    /// Run only part K of N (e.g. 2/4), deterministic by scenario name.
+    #[arg(long, value_parser = parse_shard)]
+    pub shard: Option<(usize, usize)>,
+}
+
+/// Options of `run`.
+#[derive(Debug, clap::Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub selection: Selection,
+    /// Scenarios at once (default: the number of CPUs).
+    #[arg(long, short = 'j')]
+    pub jobs: Option<usize>,
+    /// Write a JSON report to this file.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+    /// Write a JUnit XML report to this file.
+    #[arg(long)]
+    pub junit: Option<PathBuf>,
+    /// A file of scenario names expected to fail (one per line, # comments).
+    #[arg(long)]
+    pub baseline: Option<PathBuf>,
+    /// Stop starting scenarios after the first unexpected failure.
+    #[arg(long)]
+    pub fail_fast: bool,
+    /// Never use colors.
+    #[arg(long)]
+    pub no_color: bool,
+    /// Show more detail for passing scenarios.
+    #[arg(long, short)]
+    pub verbose: bool,
+}
+
+/// Options of `list`.
+#[derive(Debug, clap::Args)]
+pub struct ListArgs {
+    #[command(flatten)]
+    pub selection: Selection,
+}
+
+fn parse_shard(text: &str) -> Result<(usize, usize), String> {
+    let (k, n) = text
+        .split_once('/')
+        .ok_or_else(|| "write the shard as K/N, e.g. 1/4".to_string())?;
+    let k: usize = k
+        .trim()
+        .parse()
+        .map_err(|_| "K must be a number".to_string())?;
+    let n: usize = n
+        .trim()
+        .parse()
+        .map_err(|_| "N must be a number".to_string())?;
+    if n == 0 || k == 0 || k > n {
+        return Err(format!("shard {k}/{n}: need 1 <= K <= N"));
+    }
+    Ok((k, n))
+}
 
 /// Parses the command line and runs the chosen subcommand.
 pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    init_logging(&cli.command);
+    match cli.command {
+        Command::Run(args) => run(args),
+        Command::List(args) => list(args),
+        Command::Validate { paths } => validate(paths),
+        Command::Schema { kind } => schema(kind),
+        Command::FixtureServer(args) => crate::fixture::run(args),
+        Command::Probe(args) => crate::probe::run(args),
+    }
+}
+
+fn init_logging(command: &Command) {
+    // The fixture server and the probe log on their own terms; the suite logs on stderr
+    // only when asked.
+    if matches!(command, Command::Probe(_)) {
+        return;
+    }
+    let filter = tracing_subscriber::EnvFilter::try_from_env("MCP_CONFORMANCE_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
+}
+
+/// Exit status for usage, scenario and target errors.
+const EXIT_USAGE: u8 = 2;
+
+fn print_errors(errors: &[FileError]) {
+    for e in errors {
+        eprintln!("{e}");
+    }
+}
+
+/// Loads the target file, or explains why not.
+fn load_target(path: &Option<PathBuf>) -> Result<(TargetCtx, Target), Vec<FileError>> {
+    let path = path
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(DEFAULT_TARGET));
+    let display = path.display().to_string();
+    if !path.exists() {
+        let hint = if path == Path::new(DEFAULT_TARGET) {
+            " (run from the repository root, or name a target with --target)"
+        } else {
+            ""
+        };
+        return Err(vec![model::plain_error(
+            &display,
+            &format!("no such target file{hint}"),
+        )]);
+    }
+    let target = model::load_target(&path, &display)?;
+    let dir = path
+        .canonicalize()
+        .ok()
+        .and_then(|p| p.parent().map(Path::to_path_buf))
+        .unwrap_or_else(|| PathBuf::from("."));
+    let exe = std::env::current_exe().map_err(|e| {
+        vec![model::plain_error(
+            &display,
+            &format!("cannot locate mcp-conformance itself: {e}"),
+        )]
+    })?;
+    Ok((
+        TargetCtx {
+            target: target.clone(),
+            display,
+            dir,
+            exe,
+        },
+        target,
+    ))
+}
+
+/// Loads, validates and filters scenarios; errors for every bad file.
+fn load_scenarios(sel: &Selection) -> Result<Vec<Scenario>, Vec<FileError>> {
+    let paths = if sel.paths.is_empty() {
+        vec![PathBuf::from(DEFAULT_SCENARIOS)]
+    } else {
+        sel.paths.clone()
+    };
+    let mut errors = Vec::new();
+    let mut scenarios = Vec::new();
+    for root in &paths {
+        let files = match model::find_scenario_files(root) {
+            Ok(f) => f,
+            Err(e) => {
+                errors.push(model::plain_error(
+                    &root.display().to_string(),
+                    &format!("cannot read: {e}"),
+                ));
+                continue;
+            }
+        };
+        for file in files {
+            let display = file.display().to_string();
+            match model::load_scenario(&file, &display) {
+                Ok(s) => scenarios.push(s),
+                Err(mut e) => errors.append(&mut e),
+            }
+        }
+    }
+    let mut seen = BTreeSet::new();
+    for s in &scenarios {
+        if !seen.insert(s.name.clone()) {
+            errors.push(model::plain_error(
+                &s.file,
+                &format!("duplicate scenario name {}", s.name),
+            ));
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    scenarios.retain(|s| {
+        (sel.tags.is_empty() || s.tags.iter().any(|t| sel.tags.contains(t)))
+            && sel.name.as_deref().is_none_or(|g| glob_match(g, &s.name))
+    });
+    scenarios.sort_by(|a, b| a.name.cmp(&b.name));
+    if let Some((k, n)) = sel.shard {
+        scenarios = scenarios
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| i % n == k - 1)
+            .map(|(_, s)| s)
+            .collect();
+    }
+    Ok(scenarios)
+}
+
+/// `*` matches any run of characters, `?` one character; everything else literally.
+pub fn glob_match(pattern: &str, text: &str) -> bool {
+    let p: Vec<char> = pattern.chars().collect();
+    let t: Vec<char> = text.chars().collect();
+    let (mut pi, mut ti, mut star, mut mark) = (0, 0, None, 0);
+    while ti < t.len() {
+        if pi < p.len() && (p[pi] == '?' || p[pi] == t[ti]) {
+            pi += 1;
+            ti += 1;
+        } else if pi < p.len() && p[pi] == '*' {
+            star = Some(pi);
+            mark = ti;
+            pi += 1;
+        } else if let Some(s) = star {
+            pi = s + 1;
+            mark += 1;
+            ti = mark;
+        } else {
+            return false;
+        }
+    }
+    while pi < p.len() && p[pi] == '*' {
+        pi += 1;
+    }
+    pi == p.len()
+}
+
+fn read_baseline(path: &Path) -> Result<BTreeSet<String>, FileError> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        model::plain_error(
+            &path.display().to_string(),
+            &format!("cannot read baseline: {e}"),
+        )
+    })?;
+    Ok(text
+        .lines()
+        .map(|l| l.split('#').next().unwrap_or("").trim())
+        .filter(|l| !l.is_empty())
+        .map(String::from)
+        .collect())
+}
+
+fn run(args: RunArgs) -> ExitCode {
+    let (tctx, _) = match load_target(&args.selection.target) {
+        Ok(t) => t,
+        Err(e) => {
+            print_errors(&e);
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    let scenarios = match load_scenarios(&args.selection) {
+        Ok(s) => s,
+        Err(e) => {
+            print_errors(&e);
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    let baseline = match args.baseline.as_deref().map(read_baseline).transpose() {
+        Ok(b) => b,
+        Err(e) => {
+            print_errors(&[e]);
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    let jobs = args.jobs.unwrap_or_else(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(2)
+    });
+    let options = RunOptions {
+        jobs,
+        fail_fast: args.fail_fast,
+        baseline,
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("mcp-conformance: cannot start the async runtime: {e}");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    let stdout = std::io::stdout();
+    let color = !args.no_color && stdout.is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let mut human = HumanReporter::new(stdout.lock(), color, args.verbose);
+    let mut progress = Progress::new(scenarios.len(), std::io::stderr().is_terminal());
+    let report = runtime.block_on(async {
+        let human = &mut human;
+        let progress = std::cell::RefCell::new(&mut progress);
+        runner::run_all(
+            Arc::new(tctx),
+            scenarios,
+            &options,
+            |name| progress.borrow_mut().started(name),
+            |result| {
+                progress.borrow_mut().clear();
+                let _ = human.scenario_finished(result);
+                progress.borrow_mut().finished(&result.name);
+            },
+        )
+        .await
+    });
+    // Servers still winding down must not keep the process alive.
+    runtime.shutdown_timeout(std::time::Duration::from_secs(1));
+    progress.clear();
+    let _ = human.finish(&report);
+    let mut write_failed = false;
+    if let Some(path) = &args.json
+        && let Err(e) = report::json::write_json(&report, path)
+    {
+        eprintln!("mcp-conformance: cannot write {}: {e}", path.display());
+        write_failed = true;
+    }
+    if let Some(path) = &args.junit
+        && let Err(e) = report::junit::write_junit(&report, path)
+    {
+        eprintln!("mcp-conformance: cannot write {}: {e}", path.display());
+        write_failed = true;
+    }
+    if write_failed {
+        ExitCode::from(EXIT_USAGE)
+    } else if report.is_success() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+fn list(args: ListArgs) -> ExitCode {
+    let scenarios = match load_scenarios(&args.selection) {
+        Ok(s) => s,
+        Err(e) => {
+            print_errors(&e);
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    let target = match &args.selection.target {
+        Some(_) => match load_target(&args.selection.target) {
+            Ok((t, _)) => Some(t),
+            Err(e) => {
+                print_errors(&e);
+                return ExitCode::from(EXIT_USAGE);
+            }
+        },
+        None => None,
+    };
+    for s in &scenarios {
+        let skip = target
+            .as_ref()
+            .and_then(|t| runner::skip_reason(t, s))
+            .map(|r| format!("  (skipped: {r})"))
+            .unwrap_or_default();
+        println!(
+            "{}  [{}]  {}  {}{}",
+            s.name,
+            s.suite,
+            s.tags.join(","),
+            s.file,
+            skip
+        );
+    }
+    println!("{} scenarios", scenarios.len());
     ExitCode::SUCCESS
+}
+
+fn validate(paths: Vec<PathBuf>) -> ExitCode {
+    let paths = if paths.is_empty() {
+        vec![
+            PathBuf::from(DEFAULT_SCENARIOS),
+            PathBuf::from(DEFAULT_TARGETS),
+        ]
+    } else {
+        paths
+    };
+    let mut errors = Vec::new();
+    let mut checked = 0usize;
+    let mut names = BTreeSet::new();
+    for root in &paths {
+        let files = match model::find_scenario_files(root) {
+            Ok(f) => f,
+            Err(e) => {
+                errors.push(model::plain_error(
+                    &root.display().to_string(),
+                    &format!("cannot read: {e}"),
+                ));
+                continue;
+            }
+        };
+        for file in files {
+            checked += 1;
+            let display = file.display().to_string();
+            if is_target_file(&file) {
+                if let Err(mut e) = model::load_target(&file, &display) {
+                    errors.append(&mut e);
+                }
+            } else {
+                match model::load_scenario(&file, &display) {
+                    Ok(s) => {
+                        if !names.insert(s.name.clone()) {
+                            errors.push(model::plain_error(
+                                &display,
+                                &format!("duplicate scenario name {}", s.name),
+                            ));
+                        }
+                    }
+                    Err(mut e) => errors.append(&mut e),
+                }
+            }
+        }
+    }
+    if errors.is_empty() {
+        println!("{checked} files valid");
+        ExitCode::SUCCESS
+    } else {
+        print_errors(&errors);
+        eprintln!("{} error(s) in {checked} files", errors.len());
+        ExitCode::from(EXIT_USAGE)
+    }
+}
+
+/// A target file has a top-level `server:` key and no `steps:`.
+fn is_target_file(path: &Path) -> bool {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return false;
+    };
+    let top: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.starts_with([' ', '\t', '#', '-']) && l.contains(':'))
+        .filter_map(|l| l.split(':').next())
+        .collect();
+    top.contains(&"server") && !top.contains(&"steps")
+}
+
+fn schema(kind: SchemaKind) -> ExitCode {
+    let schema = match kind {
+        SchemaKind::Scenario => schemars::schema_for!(model::RawScenario),
+        SchemaKind::Target => schemars::schema_for!(model::Target),
+    };
+    match serde_json::to_string_pretty(&schema) {
+        Ok(text) => {
+            println!("{text}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("mcp-conformance: cannot render the schema: {e}");
+            ExitCode::from(EXIT_USAGE)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn globs() {
+        assert!(glob_match("protocol/*", "protocol/ping"));
+        assert!(glob_match("*ping*", "protocol/ping-before-init"));
+        assert!(glob_match("p?ng", "ping"));
+        assert!(!glob_match("protocol/*", "toolhub/ping"));
+        assert!(glob_match("*", ""));
+    }
+
+    #[test]
+    fn shards() {
+        assert_eq!(parse_shard("2/4"), Ok((2, 4)));
+        assert!(parse_shard("0/4").is_err());
+        assert!(parse_shard("5/4").is_err());
+        assert!(parse_shard("x").is_err());
+    }
 }

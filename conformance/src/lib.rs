@@ -6,7 +6,14 @@
 //! It depends on no implementation, so it can judge any server, ours included.
 
 pub mod cli;
+pub mod duration;
 pub mod fixture;
+pub mod interp;
 pub mod matcher;
+pub mod model;
 pub mod probe;
+pub mod process;
 pub mod report;
+pub mod runner;
+pub mod sandbox;
+pub mod session;

@@ -1,1 +1,0 @@
-//! JSON subset matching with `$` operators (placeholder).

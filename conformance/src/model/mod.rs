@@ -1,0 +1,221 @@
+//! The scenario and target languages: parsing with positions, then validation into typed
+//! steps, so every mistake in a file is reported as `FILE:LINE:COL: message` before any
+//! server is started.
+
+pub mod scenario;
+pub mod target;
+mod validate;
+
+pub use scenario::{ExecSpec, InitializeSpec, RawScenario, ServerSpec};
+pub use target::{CommandSpec, Knob, KnobEnv, Target};
+pub use validate::validate_scenario;
+
+use crate::report::Position;
+use crate::sandbox::SandboxSpec;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// A problem in a scenario or target file, with its position when known.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileError {
+    pub file: String,
+    pub position: Option<Position>,
+    pub message: String,
+}
+
+impl fmt::Display for FileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.position {
+            Some(p) => write!(f, "{}:{}:{}: {}", self.file, p.line, p.column, self.message),
+            None => write!(f, "{}: {}", self.file, self.message),
+        }
+    }
+}
+
+impl std::error::Error for FileError {}
+
+/// A validated scenario, ready to run.
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    pub file: String,
+    pub name: String,
+    pub suite: String,
+    pub description: Option<String>,
+    pub spec: Vec<String>,
+    pub tags: Vec<String>,
+    pub requires: Vec<String>,
+    pub knobs: BTreeMap<String, Value>,
+    pub timeout: Option<Duration>,
+    pub step_timeout: Option<Duration>,
+    pub vars: BTreeMap<String, Value>,
+    /// Servers in declaration order; the first is the default for steps without `on`.
+    pub servers: Vec<(String, ServerSpec)>,
+    pub sandbox: SandboxSpec,
+    pub steps: Vec<Step>,
+}
+
+/// One validated step.
+#[derive(Debug, Clone)]
+pub struct Step {
+    pub kind: StepKind,
+    pub position: Position,
+    pub on: Option<String>,
+    pub expect: Option<Value>,
+    pub save: BTreeMap<String, String>,
+    pub within: Option<Duration>,
+    pub every: Option<Duration>,
+    pub timeout: Option<Duration>,
+    /// A short human label (`call echo`, `admin approve ${rid}`).
+    pub label: String,
+}
+
+/// What a step does.
+#[derive(Debug, Clone)]
+pub enum StepKind {
+    Initialize(InitializeSpec),
+    ListTools,
+    Call {
+        name: String,
+        args: Option<Value>,
+        meta: Option<Value>,
+        progress: bool,
+        nowait: Option<String>,
+    },
+    Await(String),
+    Poll {
+        name: String,
+        args: Option<Value>,
+        until: Value,
+    },
+    Request {
+        method: String,
+        params: Option<Value>,
+        meta: Option<Value>,
+        nowait: Option<String>,
+    },
+    Notify {
+        method: String,
+        params: Option<Value>,
+    },
+    Send {
+        text: String,
+        newline: bool,
+    },
+    ExpectMessage(Value),
+    NoMessage(Value),
+    Admin {
+        args: Vec<String>,
+        stdin: Option<String>,
+        env: BTreeMap<String, String>,
+    },
+    Exec {
+        spec: ExecSpec,
+        stdin: Option<String>,
+    },
+    File(String),
+    Processes(String),
+    Stderr,
+    Stdout,
+    Start,
+    Restart,
+    Stop,
+    WaitExit,
+    Kill(String),
+    Parallel(Vec<Step>),
+    Set(BTreeMap<String, Value>),
+}
+
+/// Reads and validates a scenario file. `display` is how the file is named in messages.
+pub fn load_scenario(path: &Path, display: &str) -> Result<Scenario, Vec<FileError>> {
+    let text = read(path, display)?;
+    let raw: RawScenario = parse_yaml(&text, display)?;
+    validate_scenario(raw, display)
+}
+
+/// Reads and parses a target file.
+pub fn load_target(path: &Path, display: &str) -> Result<Target, Vec<FileError>> {
+    let text = read(path, display)?;
+    let target: Target = parse_yaml(&text, display)?;
+    if target.name.trim().is_empty() {
+        return Err(vec![plain_error(display, "target name must not be empty")]);
+    }
+    Ok(target)
+}
+
+fn read(path: &Path, display: &str) -> Result<String, Vec<FileError>> {
+    std::fs::read_to_string(path)
+        .map_err(|e| vec![plain_error(display, &format!("cannot read: {e}"))])
+}
+
+/// An error without a position.
+pub fn plain_error(file: &str, message: &str) -> FileError {
+    FileError {
+        file: file.to_string(),
+        position: None,
+        message: message.to_string(),
+    }
+}
+
+/// Parses YAML into `T`, turning serde-saphyr's error into `FILE:LINE:COL: message`.
+pub fn parse_yaml<T: serde::de::DeserializeOwned>(
+    text: &str,
+    display: &str,
+) -> Result<T, Vec<FileError>> {
+    serde_saphyr::from_str(text).map_err(|e| {
+        let position = e.location().filter(|l| l.line() > 0).map(|l| Position {
+            line: l.line(),
+            column: l.column(),
+        });
+        let options = serde_saphyr::render_options! { snippets: serde_saphyr::SnippetMode::Off };
+        let rendered = e.without_snippet().render_with_options(options);
+        vec![FileError {
+            file: display.to_string(),
+            position,
+            message: strip_location_suffix(&rendered),
+        }]
+    })
+}
+
+/// serde-saphyr appends ` at line L, column C` to plain messages; the position is already
+/// in front of ours, so drop it.
+fn strip_location_suffix(message: &str) -> String {
+    let first = message.lines().next().unwrap_or("").trim();
+    match first.rfind(" at line ") {
+        Some(i) => first[..i].to_string(),
+        None => first.to_string(),
+    }
+}
+
+/// Finds scenario files under `path` (a file, or a folder searched recursively for `.yaml`
+/// and `.yml`), sorted for a stable order.
+pub fn find_scenario_files(path: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    if path.is_dir() {
+        walk(path, &mut out)?;
+        out.sort();
+    } else {
+        std::fs::metadata(path)?;
+        out.push(path.to_path_buf());
+    }
+    Ok(out)
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        let path = entry.path();
+        let kind = entry.file_type()?;
+        if kind.is_dir() {
+            walk(&path, out)?;
+        } else if matches!(
+            path.extension().and_then(|e| e.to_str()),
+            Some("yaml") | Some("yml")
+        ) {
+            out.push(path);
+        }
+    }
+    Ok(())
+}

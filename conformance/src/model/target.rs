@@ -1,0 +1,140 @@
+//! Target files: how to start one implementation, what it claims, and its knobs.
+//!
+//! A target is the only place that knows an implementation's command line and environment;
+//! scenarios stay implementation-neutral and name knobs instead.
+
+use crate::duration::Span;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// A target file (`fixtures/targets/*.yaml`).
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Target {
+    /// The target's name, shown in reports.
+    pub name: String,
+    /// What the implementation is, for humans.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// The suites this target claims (`protocol`, `toolhub`, `hub`, `safe-mcp`...). Scenarios
+    /// of other suites are skipped with a reason. `"*"` claims every suite.
+    pub suites: Vec<String>,
+    /// Protocol versions the server supports, newest first. Scenarios read them as
+    /// `${target.protocol_versions.0}`; the first is the one `initialize` asks for by default.
+    #[serde(default)]
+    pub protocol_versions: Vec<String>,
+    /// How to start the server under test.
+    pub server: CommandSpec,
+    /// The operator command (`admin` steps), when the implementation has one.
+    #[serde(default)]
+    pub admin: Option<CommandSpec>,
+    /// Optional abilities scenarios may `require`, and how to switch them on. A knob named
+    /// `"*"` claims every knob (used by the liar target).
+    #[serde(default)]
+    pub knobs: BTreeMap<String, Knob>,
+    /// Extra variables for scenarios, visible as `${target.NAME}`.
+    #[serde(default)]
+    pub vars: BTreeMap<String, Value>,
+    /// Default deadlines for this target.
+    #[serde(default)]
+    pub timeouts: Timeouts,
+}
+
+/// A program to run: command, arguments, environment and working directory. Every string may
+/// use `${...}` variables. A command without `/` is looked up next to `mcp-conformance` first,
+/// then on `PATH`; a relative command with `/` is relative to the target file's folder.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CommandSpec {
+    /// The program.
+    pub command: String,
+    /// Arguments (for `admin`, put before the step's own arguments).
+    #[serde(default)]
+    pub args: Vec<String>,
+    /// Environment variables to set.
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// Environment variables to remove from the inherited environment.
+    #[serde(default)]
+    pub env_remove: Vec<String>,
+    /// Start from an empty environment (then only `env` and knobs apply).
+    #[serde(default)]
+    pub env_clear: bool,
+    /// Working directory (default: the scenario's `${tmp}` folder).
+    #[serde(default)]
+    pub cwd: Option<String>,
+}
+
+/// An optional ability of the target that a scenario can require and set.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Knob {
+    /// Either the name of one environment variable that receives the scenario's value
+    /// (`env: TOOLHUB_APPROVAL_TTL_SECONDS`), or a map of variables to set whenever the knob
+    /// is used, where `${value}` is the scenario's value.
+    #[serde(default)]
+    pub env: Option<KnobEnv>,
+    /// Environment variables removed when the knob is used.
+    #[serde(default)]
+    pub env_remove: Vec<String>,
+    /// Values exported to scenarios as `${knobs.KNOB.NAME}` (for example the program a
+    /// target treats as a LOW-risk intrinsic).
+    #[serde(default)]
+    pub vars: BTreeMap<String, Value>,
+    /// What the knob means, for humans.
+    #[serde(default)]
+    pub description: Option<String>,
+}
+
+/// The two forms of a knob's `env`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum KnobEnv {
+    /// One variable that receives the scenario's value.
+    Name(String),
+    /// Several variables; `${value}` inside them is the scenario's value.
+    Map(BTreeMap<String, String>),
+}
+
+/// Default deadlines; scenarios may set their own.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Timeouts {
+    /// Deadline of one step (default 10s).
+    #[serde(default = "default_step")]
+    pub step: Span,
+    /// Deadline of a whole scenario (default 60s).
+    #[serde(default = "default_scenario")]
+    pub scenario: Span,
+}
+
+impl Default for Timeouts {
+    fn default() -> Self {
+        Timeouts {
+            step: default_step(),
+            scenario: default_scenario(),
+        }
+    }
+}
+
+fn default_step() -> Span {
+    Span(std::time::Duration::from_secs(10))
+}
+
+fn default_scenario() -> Span {
+    Span(std::time::Duration::from_secs(60))
+}
+
+impl Target {
+    /// True when the target claims `suite` (or every suite).
+    pub fn claims_suite(&self, suite: &str) -> bool {
+        self.suites.iter().any(|s| s == "*" || s == suite)
+    }
+
+    /// The knob named `name`, or the catch-all `"*"` knob.
+    pub fn knob(&self, name: &str) -> Option<&Knob> {
+        self.knobs.get(name).or_else(|| self.knobs.get("*"))
+    }
+}

@@ -1,0 +1,194 @@
+//! Starting and ending child processes: each child gets its own process group, so the
+//! whole tree it starts can be signalled at once and nothing outlives a scenario.
+
+use nix::sys::signal::{Signal, killpg};
+use nix::unistd::Pid;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{ExitStatus, Stdio};
+use std::time::Duration;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+/// A fully resolved program invocation.
+#[derive(Debug, Clone)]
+pub struct Invocation {
+    pub program: PathBuf,
+    pub args: Vec<String>,
+    pub env: BTreeMap<String, String>,
+    pub env_remove: Vec<String>,
+    pub env_clear: bool,
+    pub cwd: PathBuf,
+}
+
+impl Invocation {
+    /// A tokio command in its own process group with piped stdio and kill-on-drop.
+    pub fn command(&self) -> tokio::process::Command {
+        let mut cmd = tokio::process::Command::new(&self.program);
+        cmd.args(&self.args)
+            .current_dir(&self.cwd)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .process_group(0);
+        if self.env_clear {
+            cmd.env_clear();
+        }
+        for k in &self.env_remove {
+            cmd.env_remove(k);
+        }
+        cmd.envs(&self.env);
+        cmd
+    }
+
+    /// The command line for messages.
+    pub fn display(&self) -> String {
+        let mut s = self.program.display().to_string();
+        for a in &self.args {
+            s.push(' ');
+            s.push_str(a);
+        }
+        s
+    }
+}
+
+/// What a finished command produced.
+#[derive(Debug, Clone)]
+pub struct Output {
+    pub status: Option<ExitStatus>,
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+    pub timed_out: bool,
+}
+
+impl Output {
+    /// `{exit, signal, stdout, stderr, timed_out}` as a step observes it.
+    pub fn observation(&self) -> serde_json::Value {
+        use std::os::unix::process::ExitStatusExt;
+        serde_json::json!({
+            "exit": self.status.and_then(|s| s.code()),
+            "signal": self.status.and_then(|s| s.signal()),
+            "stdout": String::from_utf8_lossy(&self.stdout),
+            "stderr": String::from_utf8_lossy(&self.stderr),
+            "timed_out": self.timed_out,
+        })
+    }
+}
+
+/// Runs a command to completion with `stdin` written and both streams drained concurrently;
+/// past `timeout` its process group is killed and `timed_out` is set.
+pub async fn run_to_end(
+    inv: &Invocation,
+    stdin: Option<&str>,
+    timeout: Duration,
+) -> std::io::Result<Output> {
+    let mut child = inv.command().spawn().map_err(|e| {
+        std::io::Error::new(
+            e.kind(),
+            format!("cannot start {}: {e}", inv.program.display()),
+        )
+    })?;
+    let pid = child.id();
+    let input = stdin.unwrap_or("").as_bytes().to_vec();
+    let mut child_in = child.stdin.take();
+    let writer = tokio::spawn(async move {
+        if let Some(w) = child_in.as_mut() {
+            // A child that exits without reading is not an error of ours.
+            let _ = w.write_all(&input).await;
+            let _ = w.shutdown().await;
+        }
+    });
+    let out = drain(child.stdout.take());
+    let err = drain(child.stderr.take());
+    let waited = tokio::time::timeout(timeout, async {
+        let (o, e, s) = tokio::join!(out, err, child.wait());
+        (o, e, s)
+    })
+    .await;
+    writer.abort();
+    match waited {
+        Ok((stdout, stderr, status)) => {
+            if let Some(pid) = pid {
+                kill_group(pid, Signal::SIGKILL);
+            }
+            Ok(Output {
+                status: Some(status?),
+                stdout,
+                stderr,
+                timed_out: false,
+            })
+        }
+        Err(_) => {
+            if let Some(pid) = pid {
+                kill_group(pid, Signal::SIGKILL);
+            }
+            let status = child.wait().await.ok();
+            Ok(Output {
+                status,
+                stdout: Vec::new(),
+                stderr: Vec::new(),
+                timed_out: true,
+            })
+        }
+    }
+}
+
+async fn drain<R: tokio::io::AsyncRead + Unpin>(reader: Option<R>) -> Vec<u8> {
+    let mut buf = Vec::new();
+    if let Some(mut r) = reader {
+        let _ = r.read_to_end(&mut buf).await;
+    }
+    buf
+}
+
+/// Signals a whole process group; a group that is already gone is fine.
+pub fn kill_group(pgid: u32, signal: Signal) {
+    if let Ok(raw) = i32::try_from(pgid) {
+        let _ = killpg(Pid::from_raw(raw), signal);
+    }
+}
+
+/// Resolves a target's command: with a `/` it is a path (relative to `base`); without, it is
+/// looked up in `extra_dirs` first, then on `PATH`.
+pub fn resolve_program(command: &str, base: &Path, extra_dirs: &[PathBuf]) -> Option<PathBuf> {
+    if command.contains('/') {
+        let p = Path::new(command);
+        return Some(if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            base.join(p)
+        });
+    }
+    let path_var = std::env::var_os("PATH").unwrap_or_default();
+    extra_dirs
+        .iter()
+        .cloned()
+        .chain(std::env::split_paths(&path_var))
+        .map(|d| d.join(command))
+        .find(|candidate| is_executable(candidate))
+}
+
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path)
+        .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        .unwrap_or(false)
+}
+
+/// True when `pid` names a live process that is not a zombie.
+pub fn is_alive(pid: i32) -> bool {
+    if pid <= 0 {
+        return false;
+    }
+    if nix::sys::signal::kill(Pid::from_raw(pid), None).is_err() {
+        return false;
+    }
+    // A zombie still answers kill(0); it is dead for our purposes.
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => stat
+            .rsplit_once(')')
+            .map(|(_, rest)| !rest.trim_start().starts_with('Z'))
+            .unwrap_or(true),
+        Err(_) => !Path::new("/proc/self").exists(),
+    }
+}

@@ -1,0 +1,215 @@
+//! The state of one running scenario: its sandbox, variables, servers and handles.
+
+use crate::interp::{InterpError, Vars};
+use crate::model::{CommandSpec, KnobEnv, Scenario, Target};
+use crate::process::{Invocation, resolve_program};
+use crate::sandbox::Sandbox;
+use crate::session::Session;
+use serde_json::Value;
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+/// What every scenario of a run shares: the target and where things are.
+#[derive(Debug, Clone)]
+pub struct TargetCtx {
+    pub target: Target,
+    /// The target file as named on the command line.
+    pub display: String,
+    /// The folder of the target file (relative commands resolve against it).
+    pub dir: PathBuf,
+    /// This program, which is also the fixture server and the probe.
+    pub exe: PathBuf,
+}
+
+impl TargetCtx {
+    /// Folders searched before `PATH` for a bare command: the one holding this program, so
+    /// an installed or freshly built set of binaries finds its siblings.
+    pub fn bin_dirs(&self) -> Vec<PathBuf> {
+        self.exe
+            .parent()
+            .map(Path::to_path_buf)
+            .into_iter()
+            .collect()
+    }
+
+    /// Variables every scenario sees before its own.
+    pub fn base_vars(&self) -> Vars {
+        let mut vars = Vars::default();
+        vars.set_str("conformance", self.exe.display().to_string());
+        vars.set_str("target_dir", self.dir.display().to_string());
+        if let Some(bin) = self.bin_dirs().first() {
+            vars.set_str("bin_dir", bin.display().to_string());
+        }
+        let mut target = serde_json::Map::new();
+        target.insert("name".into(), Value::String(self.target.name.clone()));
+        target.insert(
+            "protocol_versions".into(),
+            serde_json::to_value(&self.target.protocol_versions).unwrap_or(Value::Null),
+        );
+        for (k, v) in &self.target.vars {
+            target.insert(k.clone(), v.clone());
+        }
+        vars.set("target", Value::Object(target));
+        let knobs: serde_json::Map<String, Value> = self
+            .target
+            .knobs
+            .iter()
+            .map(|(name, knob)| {
+                let vars: serde_json::Map<String, Value> = knob
+                    .vars
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect();
+                (name.clone(), Value::Object(vars))
+            })
+            .collect();
+        vars.set("knobs", Value::Object(knobs));
+        vars
+    }
+}
+
+/// A named server of the scenario and how to start it.
+pub struct ServerSlot {
+    pub name: String,
+    /// The variables its command line was expanded with (`workspace` may be rebound).
+    pub bindings: Vars,
+    pub invocation: Invocation,
+    /// The operator command's invocation without the step's arguments.
+    pub admin: Option<Invocation>,
+    pub session: tokio::sync::RwLock<Option<Arc<Session>>>,
+}
+
+impl ServerSlot {
+    /// The running session, if any.
+    pub async fn current(&self) -> Option<Arc<Session>> {
+        self.session.read().await.clone()
+    }
+
+    /// The folder relative `file` paths of steps on this server resolve against.
+    pub fn workspace(&self) -> PathBuf {
+        self.bindings
+            .get("workspace")
+            .and_then(Value::as_str)
+            .map(PathBuf::from)
+            .unwrap_or_default()
+    }
+}
+
+/// A request sent with `nowait`, collected later by `await`.
+#[derive(Debug, Clone)]
+pub struct Pending {
+    pub server: usize,
+    pub id: Value,
+    pub is_call: bool,
+    pub progress_token: Option<Value>,
+}
+
+/// One scenario in progress.
+pub struct Run<'a> {
+    pub target: &'a TargetCtx,
+    pub scenario: &'a Scenario,
+    pub sandbox: Sandbox,
+    pub vars: Mutex<Vars>,
+    pub servers: Vec<ServerSlot>,
+    pub step_timeout: Duration,
+    pub pending: Mutex<HashMap<String, Pending>>,
+    /// Pid files named by `processes` steps; their processes are killed at the end.
+    pub pidfiles: Mutex<Vec<PathBuf>>,
+}
+
+/// Locks a std mutex, ignoring poisoning (a panicked step must not hide the report).
+pub fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Run<'_> {
+    /// The server a step talks to: `on`, else the first declared.
+    pub fn server_index(&self, on: Option<&str>) -> usize {
+        on.and_then(|name| self.servers.iter().position(|s| s.name == name))
+            .unwrap_or(0)
+    }
+
+    /// Expands a string with the scenario's variables.
+    pub fn expand_str(&self, s: &str) -> Result<String, InterpError> {
+        lock(&self.vars).expand_str(s)
+    }
+
+    /// Expands a JSON value with the scenario's variables.
+    pub fn expand(&self, v: &Value) -> Result<Value, InterpError> {
+        lock(&self.vars).expand(v)
+    }
+}
+
+/// Everything that can stop a scenario from being set up.
+#[derive(Debug, thiserror::Error)]
+pub enum SetupError {
+    #[error("{0}")]
+    Interp(#[from] InterpError),
+    #[error("cannot find the program {0:?} (looked next to mcp-conformance and on PATH)")]
+    ProgramNotFound(String),
+    #[error("{0}")]
+    Other(String),
+}
+
+/// Expands a target command for one server, with its knobs applied.
+pub fn build_invocation(
+    tctx: &TargetCtx,
+    spec: &CommandSpec,
+    bindings: &Vars,
+    knob_values: &BTreeMap<String, Value>,
+    extra_env: &BTreeMap<String, String>,
+    default_cwd: &Path,
+) -> Result<Invocation, SetupError> {
+    let command = bindings.expand_str(&spec.command)?;
+    let program = resolve_program(&command, &tctx.dir, &tctx.bin_dirs())
+        .ok_or_else(|| SetupError::ProgramNotFound(command.clone()))?;
+    let args = spec
+        .args
+        .iter()
+        .map(|a| bindings.expand_str(a))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut env = BTreeMap::new();
+    for (k, v) in &spec.env {
+        env.insert(k.clone(), bindings.expand_str(v)?);
+    }
+    let mut env_remove = spec.env_remove.clone();
+    for (name, value) in knob_values {
+        let Some(knob) = tctx.target.knob(name) else {
+            continue;
+        };
+        let mut with_value = bindings.clone();
+        with_value.set("value", value.clone());
+        match &knob.env {
+            Some(KnobEnv::Name(var)) => {
+                env.insert(var.clone(), crate::interp::as_text(value));
+            }
+            Some(KnobEnv::Map(map)) => {
+                for (k, v) in map {
+                    env.insert(k.clone(), with_value.expand_str(v)?);
+                }
+            }
+            None => {}
+        }
+        for k in &knob.env_remove {
+            env.remove(k);
+            env_remove.push(k.clone());
+        }
+    }
+    for (k, v) in extra_env {
+        env.insert(k.clone(), bindings.expand_str(v)?);
+    }
+    let cwd = match &spec.cwd {
+        Some(c) => PathBuf::from(bindings.expand_str(c)?),
+        None => default_cwd.to_path_buf(),
+    };
+    Ok(Invocation {
+        program,
+        args,
+        env,
+        env_remove,
+        env_clear: spec.env_clear,
+        cwd,
+    })
+}

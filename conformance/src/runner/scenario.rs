@@ -1,0 +1,256 @@
+//! Running one scenario: skip checks, sandbox, servers, steps under deadlines, teardown.
+
+use super::context::{Run, ServerSlot, TargetCtx, build_invocation, lock};
+use super::steps::StepFailure;
+use crate::model::Scenario;
+use crate::report::{Failure, FailureKind, ScenarioResult, Status};
+use crate::sandbox::Sandbox;
+use crate::session::Session;
+use serde_json::Value;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Why a scenario does not apply to a target, if it does not.
+pub fn skip_reason(tctx: &TargetCtx, scenario: &Scenario) -> Option<String> {
+    if !tctx.target.claims_suite(&scenario.suite) {
+        return Some(format!(
+            "target {} does not claim suite {}",
+            tctx.target.name, scenario.suite
+        ));
+    }
+    let mut knobs: Vec<&String> = scenario.requires.iter().collect();
+    knobs.extend(scenario.knobs.keys());
+    for (_, server) in &scenario.servers {
+        knobs.extend(server.knobs.keys());
+    }
+    let missing: Vec<&str> = knobs
+        .into_iter()
+        .filter(|k| {
+            tctx.target.knob(k).is_none() && !(k.as_str() == "admin" && tctx.target.admin.is_some())
+        })
+        .map(String::as_str)
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    if !missing.is_empty() {
+        return Some(format!(
+            "target {} lacks knob(s): {}",
+            tctx.target.name,
+            missing.join(", ")
+        ));
+    }
+    None
+}
+
+/// Runs one scenario to a result; never panics on server behaviour.
+pub async fn run_scenario(tctx: &TargetCtx, scenario: &Scenario) -> ScenarioResult {
+    let started = Instant::now();
+    let mut result = ScenarioResult {
+        name: scenario.name.clone(),
+        file: scenario.file.clone(),
+        suite: scenario.suite.clone(),
+        tags: scenario.tags.clone(),
+        status: Status::Passed,
+        duration: Duration::ZERO,
+        skip_reason: None,
+        failure: None,
+        baseline_expected_failure: false,
+    };
+    if let Some(reason) = skip_reason(tctx, scenario) {
+        result.status = Status::Skipped;
+        result.skip_reason = Some(reason);
+        return result;
+    }
+    let outcome = match setup(tctx, scenario) {
+        Ok(run) => execute(&run).await,
+        Err(message) => Err(Failure {
+            kind: FailureKind::Error,
+            step: None,
+            position: None,
+            step_label: None,
+            message,
+            expected: None,
+            actual: None,
+            transcript: Vec::new(),
+            stderr_tail: Vec::new(),
+        }),
+    };
+    if let Err(failure) = outcome {
+        result.status = Status::Failed;
+        result.failure = Some(failure);
+    }
+    result.duration = started.elapsed();
+    result
+}
+
+/// Creates the sandbox, the variables and the (not yet started) servers.
+fn setup<'a>(tctx: &'a TargetCtx, scenario: &'a Scenario) -> Result<Run<'a>, String> {
+    let mut vars = tctx.base_vars();
+    let sandbox = Sandbox::create(&scenario.sandbox, &|text: &str,
+                                                       sandbox_vars: &BTreeMap<
+        String,
+        String,
+    >| {
+        let mut v = vars.clone();
+        for (k, val) in sandbox_vars {
+            v.set_str(k.clone(), val.clone());
+        }
+        v.expand_str(text).map_err(|e| e.to_string())
+    })
+    .map_err(|e| format!("cannot prepare the sandbox: {e}"))?;
+    for (k, v) in sandbox.variables() {
+        vars.set_str(k, v);
+    }
+    for (k, v) in &scenario.vars {
+        let value = vars.expand(v).map_err(|e| format!("vars.{k}: {e}"))?;
+        vars.set(k.clone(), value);
+    }
+    let step_timeout = scenario.step_timeout.unwrap_or(tctx.target.timeouts.step.0);
+    let mut servers = Vec::new();
+    for (name, spec) in &scenario.servers {
+        let mut bindings = vars.clone();
+        for (k, v) in &spec.vars {
+            let value = vars
+                .expand_str(v)
+                .map_err(|e| format!("servers.{name}.vars.{k}: {e}"))?;
+            bindings.set_str(k.clone(), value);
+        }
+        let mut knobs: BTreeMap<String, Value> = scenario.knobs.clone();
+        knobs.extend(spec.knobs.clone());
+        let cwd = sandbox.tmp().to_path_buf();
+        let invocation = build_invocation(
+            tctx,
+            &tctx.target.server,
+            &bindings,
+            &knobs,
+            &spec.env,
+            &cwd,
+        )
+        .map_err(|e| format!("server {name}: {e}"))?;
+        let admin = match &tctx.target.admin {
+            Some(a) => Some(
+                build_invocation(tctx, a, &bindings, &knobs, &spec.env, &cwd)
+                    .map_err(|e| format!("admin command for server {name}: {e}"))?,
+            ),
+            None => None,
+        };
+        servers.push(ServerSlot {
+            name: name.clone(),
+            bindings,
+            invocation,
+            admin,
+            session: tokio::sync::RwLock::new(None),
+        });
+    }
+    Ok(Run {
+        target: tctx,
+        scenario,
+        sandbox,
+        vars: Mutex::new(vars),
+        servers,
+        step_timeout,
+        pending: Mutex::new(HashMap::new()),
+        pidfiles: Mutex::new(Vec::new()),
+    })
+}
+
+/// Starts the servers, runs the steps under the scenario deadline, and always tears down.
+async fn execute(run: &Run<'_>) -> Result<(), Failure> {
+    let deadline = run
+        .scenario
+        .timeout
+        .unwrap_or(run.target.target.timeouts.scenario.0);
+    let body = async {
+        for (i, (_, spec)) in run.scenario.servers.iter().enumerate() {
+            if spec.start {
+                run.start_server(i)
+                    .await
+                    .map_err(|e| run.failure_for(None, 0, e))?;
+            }
+        }
+        for (index, step) in run.scenario.steps.iter().enumerate() {
+            run.step(step)
+                .await
+                .map_err(|e| run.failure_for(Some(step), index, e))?;
+        }
+        Ok(())
+    };
+    let outcome = match tokio::time::timeout(deadline, body).await {
+        Ok(r) => r,
+        Err(_) => Err(run.failure_for(
+            None,
+            0,
+            StepFailure::assertion(format!(
+                "the scenario did not finish within its deadline of {deadline:?}"
+            )),
+        )),
+    };
+    run.teardown().await;
+    outcome
+}
+
+impl Run<'_> {
+    /// Starts (or restarts after a stop) the server at `index`.
+    pub async fn start_server(&self, index: usize) -> Result<Arc<Session>, StepFailure> {
+        let slot = &self.servers[index];
+        let session =
+            Session::spawn(&slot.invocation).map_err(|e| StepFailure::error(e.to_string()))?;
+        let session = Arc::new(session);
+        *slot.session.write().await = Some(session.clone());
+        Ok(session)
+    }
+
+    /// Builds the report's failure from a step failure, with the transcript and stderr of
+    /// the server the step talked to.
+    pub fn failure_for(
+        &self,
+        step: Option<&crate::model::Step>,
+        index: usize,
+        f: StepFailure,
+    ) -> Failure {
+        let server = self.server_index(step.and_then(|s| s.on.as_deref()));
+        let session = self
+            .servers
+            .get(server)
+            .and_then(|s| s.session.try_read().ok().and_then(|g| g.clone()));
+        let (transcript, stderr_tail) = match session {
+            Some(s) => (s.transcript(), s.stderr_tail(20)),
+            None => (Vec::new(), Vec::new()),
+        };
+        let (step, position, label) = match f.step.as_deref().or(step) {
+            Some(s) => (Some(index), Some(s.position), Some(s.label.clone())),
+            None => (None, None, None),
+        };
+        Failure {
+            kind: f.kind,
+            step,
+            position,
+            step_label: label,
+            message: f.message,
+            expected: f.expected,
+            actual: f.actual,
+            transcript,
+            stderr_tail,
+        }
+    }
+
+    /// Ends every server and every recorded process; the sandbox goes when `Run` drops.
+    async fn teardown(&self) {
+        let shutdowns = self.servers.iter().map(|slot| async move {
+            if let Some(s) = slot.session.write().await.take() {
+                s.shutdown(Duration::from_millis(500)).await;
+            }
+        });
+        futures::future::join_all(shutdowns).await;
+        let pidfiles = lock(&self.pidfiles).clone();
+        for file in pidfiles {
+            for pid in super::steps::read_pids(&file) {
+                let _ = nix::sys::signal::kill(
+                    nix::unistd::Pid::from_raw(pid),
+                    nix::sys::signal::Signal::SIGKILL,
+                );
+            }
+        }
+    }
+}

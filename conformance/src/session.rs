@@ -1,0 +1,537 @@
+//! A raw, line-level JSON-RPC client over a child's stdin/stdout.
+//!
+//! The suite needs byte-exact control (malformed lines, notifications before `initialize`,
+//! requests without a progress token), so it speaks the wire format itself instead of
+//! using an SDK client. Every line the server writes is kept: responses to our requests are
+//! routed by id, everything else waits in a queue for `expect_message`, and lines that are
+//! not JSON-RPC are recorded as protocol violations.
+
+use crate::process::{Invocation, kill_group};
+use nix::sys::signal::Signal;
+use serde_json::{Value, json};
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::process::ExitStatus;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::process::ChildStdin;
+use tokio::sync::Notify;
+use tokio::time::Instant;
+
+const TRANSCRIPT_LINES: usize = 40;
+const TRANSCRIPT_LINE_CHARS: usize = 400;
+const STDERR_KEEP: usize = 1 << 20;
+const STDOUT_TEXT_KEEP: usize = 1 << 20;
+
+/// Why a session operation failed.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    #[error("cannot start the server ({command}): {source}")]
+    Spawn {
+        command: String,
+        source: std::io::Error,
+    },
+    #[error("cannot write to the server's stdin: {0}")]
+    Write(std::io::Error),
+    #[error("the server's stdin is closed")]
+    StdinClosed,
+    #[error("no answer within {0:?}")]
+    Timeout(Duration),
+    #[error("the server exited ({0}) before answering")]
+    Exited(String),
+}
+
+/// One message in the queue of unsolicited messages.
+#[derive(Debug, Clone)]
+struct Queued {
+    message: Value,
+    consumed: bool,
+}
+
+/// Everything the reader tasks learned, behind one lock.
+#[derive(Debug, Default)]
+struct Inbox {
+    our_ids: HashSet<String>,
+    responses: HashMap<String, Value>,
+    queue: Vec<Queued>,
+    messages: usize,
+    invalid: Vec<String>,
+    stdout_text: String,
+    stdout_closed: bool,
+    stderr: Vec<u8>,
+    stderr_dropped: usize,
+    transcript: VecDeque<String>,
+    exit: Option<ExitStatus>,
+    /// Progress notifications by token.
+    progress: HashMap<String, Vec<Value>>,
+}
+
+impl Inbox {
+    fn note(&mut self, arrow: &str, line: &str) {
+        let mut s: String = line.chars().take(TRANSCRIPT_LINE_CHARS).collect();
+        if s.len() < line.len() {
+            s.push_str(" …");
+        }
+        if self.transcript.len() == TRANSCRIPT_LINES {
+            self.transcript.pop_front();
+        }
+        self.transcript.push_back(format!("{arrow} {s}"));
+    }
+}
+
+struct Shared {
+    inbox: Mutex<Inbox>,
+    changed: Notify,
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, Inbox> {
+        // A panic in a reader task must not take the whole run down with it.
+        self.inbox.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// A running server and the client side of its stdio.
+pub struct Session {
+    pid: u32,
+    command: String,
+    stdin: Arc<tokio::sync::Mutex<Option<ChildStdin>>>,
+    shared: Arc<Shared>,
+    next_id: AtomicI64,
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session").field("pid", &self.pid).finish()
+    }
+}
+
+/// The key under which a JSON-RPC id is routed.
+fn id_key(id: &Value) -> String {
+    id.to_string()
+}
+
+impl Session {
+    /// Starts the server. It runs in its own process group, killed when the session drops.
+    pub fn spawn(inv: &Invocation) -> Result<Session, SessionError> {
+        let mut child = inv
+            .command()
+            .spawn()
+            .map_err(|source| SessionError::Spawn {
+                command: inv.display(),
+                source,
+            })?;
+        let pid = child.id().unwrap_or(0);
+        let shared = Arc::new(Shared {
+            inbox: Mutex::new(Inbox::default()),
+            changed: Notify::new(),
+        });
+        let stdin = Arc::new(tokio::sync::Mutex::new(child.stdin.take()));
+        if let Some(out) = child.stdout.take() {
+            tokio::spawn(read_stdout(out, shared.clone(), stdin.clone()));
+        }
+        if let Some(err) = child.stderr.take() {
+            tokio::spawn(read_stderr(err, shared.clone()));
+        }
+        let waiter = shared.clone();
+        tokio::spawn(async move {
+            let status = child.wait().await.ok();
+            waiter.lock().exit = status;
+            waiter.changed.notify_waiters();
+        });
+        Ok(Session {
+            pid,
+            command: inv.display(),
+            stdin,
+            shared,
+            next_id: AtomicI64::new(1),
+        })
+    }
+
+    /// The server's process id (also its process group id).
+    pub fn pid(&self) -> u32 {
+        self.pid
+    }
+
+    /// Writes bytes to the server's stdin as they are.
+    pub async fn send_raw(&self, bytes: &[u8]) -> Result<(), SessionError> {
+        let mut guard = self.stdin.lock().await;
+        let w = guard.as_mut().ok_or(SessionError::StdinClosed)?;
+        w.write_all(bytes).await.map_err(SessionError::Write)?;
+        w.flush().await.map_err(SessionError::Write)?;
+        drop(guard);
+        let text = String::from_utf8_lossy(bytes);
+        self.shared.lock().note("->", text.trim_end_matches('\n'));
+        Ok(())
+    }
+
+    /// Sends one JSON-RPC message as a line.
+    pub async fn send_message(&self, message: &Value) -> Result<(), SessionError> {
+        let mut line = message.to_string();
+        line.push('\n');
+        self.send_raw(line.as_bytes()).await
+    }
+
+    /// Sends a request with a fresh numeric id and returns that id; the response is routed
+    /// to [`Session::response`].
+    pub async fn send_request(
+        &self,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<Value, SessionError> {
+        let id = json!(self.next_id.fetch_add(1, Ordering::Relaxed));
+        self.shared.lock().our_ids.insert(id_key(&id));
+        let mut msg = json!({"jsonrpc": "2.0", "id": id, "method": method});
+        if let Some(p) = params {
+            msg["params"] = p;
+        }
+        self.send_message(&msg).await?;
+        Ok(id)
+    }
+
+    /// Sends a notification.
+    pub async fn notify(&self, method: &str, params: Option<Value>) -> Result<(), SessionError> {
+        let mut msg = json!({"jsonrpc": "2.0", "method": method});
+        if let Some(p) = params {
+            msg["params"] = p;
+        }
+        self.send_message(&msg).await
+    }
+
+    /// Waits for the response to one of our requests.
+    pub async fn response(&self, id: &Value, timeout: Duration) -> Result<Value, SessionError> {
+        let key = id_key(id);
+        self.wait_for(timeout, |inbox| {
+            if let Some(r) = inbox.responses.remove(&key) {
+                return Some(Ok(r));
+            }
+            if inbox.stdout_closed {
+                let how = inbox
+                    .exit
+                    .map(|s| s.to_string())
+                    .unwrap_or_else(|| "stdout closed".to_string());
+                return Some(Err(SessionError::Exited(how)));
+            }
+            None
+        })
+        .await?
+    }
+
+    /// Sends a request and waits for its response.
+    pub async fn request(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        timeout: Duration,
+    ) -> Result<Value, SessionError> {
+        let id = self.send_request(method, params).await?;
+        self.response(&id, timeout).await
+    }
+
+    /// Waits until `check` returns something, re-evaluated on every change (a line read,
+    /// stderr, exit), or until `timeout`.
+    async fn wait_for<T>(
+        &self,
+        timeout: Duration,
+        mut check: impl FnMut(&mut Inbox) -> Option<T>,
+    ) -> Result<T, SessionError> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let changed = self.shared.changed.notified();
+            tokio::pin!(changed);
+            changed.as_mut().enable();
+            if let Some(v) = check(&mut self.shared.lock()) {
+                return Ok(v);
+            }
+            if tokio::time::timeout_at(deadline, changed).await.is_err() {
+                return Err(SessionError::Timeout(timeout));
+            }
+        }
+    }
+
+    /// Takes the first unconsumed unsolicited message for which `accept` is true, waiting up
+    /// to `timeout`.
+    pub async fn take_message(
+        &self,
+        timeout: Duration,
+        mut accept: impl FnMut(&Value) -> bool,
+    ) -> Result<Value, SessionError> {
+        self.wait_for(timeout, |inbox| {
+            inbox
+                .queue
+                .iter_mut()
+                .find(|q| !q.consumed && accept(&q.message))
+                .map(|q| {
+                    q.consumed = true;
+                    q.message.clone()
+                })
+        })
+        .await
+    }
+
+    /// Every unsolicited message received so far (consumed or not).
+    pub fn unsolicited(&self) -> Vec<Value> {
+        self.shared
+            .lock()
+            .queue
+            .iter()
+            .map(|q| q.message.clone())
+            .collect()
+    }
+
+    /// Progress notifications received for a token.
+    pub fn progress_for(&self, token: &Value) -> Vec<Value> {
+        let key = match token {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        self.shared
+            .lock()
+            .progress
+            .get(&key)
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// The server's stderr so far (lossy UTF-8; the oldest part is dropped past 1 MiB).
+    pub fn stderr_text(&self) -> String {
+        String::from_utf8_lossy(&self.shared.lock().stderr).into_owned()
+    }
+
+    /// The last `n` lines of stderr.
+    pub fn stderr_tail(&self, n: usize) -> Vec<String> {
+        let text = self.stderr_text();
+        let lines: Vec<&str> = text.lines().collect();
+        lines[lines.len().saturating_sub(n)..]
+            .iter()
+            .map(|l| l.chars().take(TRANSCRIPT_LINE_CHARS).collect())
+            .collect()
+    }
+
+    /// `{messages, invalid, text}`: what the server wrote on stdout.
+    pub fn stdout_observation(&self) -> Value {
+        let inbox = self.shared.lock();
+        json!({
+            "messages": inbox.messages,
+            "invalid": inbox.invalid,
+            "text": inbox.stdout_text,
+        })
+    }
+
+    /// The last lines exchanged, oldest first.
+    pub fn transcript(&self) -> Vec<String> {
+        self.shared.lock().transcript.iter().cloned().collect()
+    }
+
+    /// Closes the server's stdin (the MCP stdio way of asking it to exit).
+    pub async fn close_stdin(&self) {
+        let mut guard = self.stdin.lock().await;
+        if let Some(mut w) = guard.take() {
+            let _ = w.shutdown().await;
+        }
+        self.shared.lock().note("->", "<stdin closed>");
+    }
+
+    /// Waits for the process to exit; `None` if it is still running at the deadline.
+    pub async fn wait_exit(&self, timeout: Duration) -> Option<ExitStatus> {
+        self.wait_for(timeout, |inbox| inbox.exit).await.ok()
+    }
+
+    /// The exit status if the process has exited.
+    pub fn exit_status(&self) -> Option<ExitStatus> {
+        self.shared.lock().exit
+    }
+
+    /// Sends a signal to the server process.
+    pub fn signal(&self, signal: Signal) {
+        if let Ok(raw) = i32::try_from(self.pid) {
+            let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(raw), signal);
+        }
+    }
+
+    /// Ends the server: stdin closed, then its whole process group killed after `grace`.
+    pub async fn shutdown(&self, grace: Duration) -> Option<ExitStatus> {
+        self.close_stdin().await;
+        let status = self.wait_exit(grace).await;
+        kill_group(self.pid, Signal::SIGKILL);
+        match status {
+            Some(s) => Some(s),
+            None => self.wait_exit(Duration::from_secs(2)).await,
+        }
+    }
+
+    /// The command line, for messages.
+    pub fn command(&self) -> &str {
+        &self.command
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        kill_group(self.pid, Signal::SIGKILL);
+    }
+}
+
+/// Reads stdout line by line: routes our responses, answers the server's own requests,
+/// queues the rest, records what is not JSON-RPC.
+async fn read_stdout(
+    out: tokio::process::ChildStdout,
+    shared: Arc<Shared>,
+    stdin: Arc<tokio::sync::Mutex<Option<ChildStdin>>>,
+) {
+    let mut reader = BufReader::new(out);
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        match reader.read_until(b'\n', &mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        let line = String::from_utf8_lossy(&buf).into_owned();
+        let trimmed = line.trim_end_matches(['\n', '\r']);
+        let reply = handle_line(&shared, trimmed);
+        if let Some(reply) = reply {
+            let mut guard = stdin.lock().await;
+            if let Some(w) = guard.as_mut() {
+                let mut text = reply.to_string();
+                text.push('\n');
+                let _ = w.write_all(text.as_bytes()).await;
+                let _ = w.flush().await;
+                drop(guard);
+                shared.lock().note("->", &reply.to_string());
+            }
+        }
+        shared.changed.notify_waiters();
+    }
+    shared.lock().stdout_closed = true;
+    shared.changed.notify_waiters();
+}
+
+/// Files one stdout line; returns a reply when the server asked us something.
+fn handle_line(shared: &Shared, line: &str) -> Option<Value> {
+    let mut inbox = shared.lock();
+    inbox.note("<-", line);
+    if inbox.stdout_text.len() < STDOUT_TEXT_KEEP {
+        inbox.stdout_text.push_str(line);
+        inbox.stdout_text.push('\n');
+    }
+    let Some(msg) = serde_json::from_str::<Value>(line)
+        .ok()
+        .filter(Value::is_object)
+    else {
+        inbox
+            .invalid
+            .push(line.chars().take(TRANSCRIPT_LINE_CHARS).collect());
+        return None;
+    };
+    if is_jsonrpc(&msg) {
+        inbox.messages += 1;
+    } else {
+        // Still queued below, so `expect_message`/`no_message` can see what it was.
+        inbox
+            .invalid
+            .push(line.chars().take(TRANSCRIPT_LINE_CHARS).collect());
+    }
+    let has_method = msg.get("method").is_some();
+    let id = msg.get("id").cloned();
+    if !has_method
+        && let Some(id) = &id
+        && inbox.our_ids.remove(&id_key(id))
+    {
+        inbox.responses.insert(id_key(id), msg);
+        return None;
+    }
+    if msg.get("method").and_then(Value::as_str) == Some("notifications/progress")
+        && let Some(token) = msg.pointer("/params/progressToken")
+    {
+        {
+            let key = match token {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            inbox.progress.entry(key).or_default().push(msg.clone());
+        }
+    }
+    let reply = match (&id, msg.get("method").and_then(Value::as_str)) {
+        (Some(id), Some("ping")) => Some(json!({"jsonrpc": "2.0", "id": id, "result": {}})),
+        (Some(id), Some(method)) => Some(json!({"jsonrpc": "2.0", "id": id,
+            "error": {"code": -32601, "message": format!("the conformance client does not support {method}")}})),
+        _ => None,
+    };
+    inbox.queue.push(Queued {
+        message: msg,
+        consumed: false,
+    });
+    reply
+}
+
+/// A JSON-RPC 2.0 request, notification or response object.
+fn is_jsonrpc(v: &Value) -> bool {
+    let Some(obj) = v.as_object() else {
+        return false;
+    };
+    if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        return false;
+    }
+    let method = obj.get("method").map(Value::is_string);
+    let result = obj.contains_key("result");
+    let error = obj.get("error").map(|e| {
+        e.get("code").is_some_and(Value::is_i64) && e.get("message").is_some_and(Value::is_string)
+    });
+    let id_ok = match obj.get("id") {
+        None => true,
+        Some(Value::String(_)) | Some(Value::Null) => true,
+        Some(Value::Number(n)) => n.is_i64() || n.is_u64(),
+        Some(_) => false,
+    };
+    id_ok
+        && match (method, result, error) {
+            (Some(true), false, None) => true,
+            // A result answers a request, so it must carry that request's id.
+            (None, true, None) => obj.get("id").is_some_and(|id| !id.is_null()),
+            (None, false, Some(true)) => obj.contains_key("id"),
+            _ => false,
+        }
+}
+
+async fn read_stderr(mut err: tokio::process::ChildStderr, shared: Arc<Shared>) {
+    let mut chunk = vec![0u8; 16 * 1024];
+    loop {
+        match err.read(&mut chunk).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => {
+                let mut inbox = shared.lock();
+                inbox.stderr.extend_from_slice(&chunk[..n]);
+                if inbox.stderr.len() > STDERR_KEEP {
+                    let cut = inbox.stderr.len() - STDERR_KEEP;
+                    inbox.stderr.drain(..cut);
+                    inbox.stderr_dropped += cut;
+                }
+            }
+        }
+        shared.changed.notify_waiters();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jsonrpc_shapes() {
+        assert!(is_jsonrpc(&json!({"jsonrpc":"2.0","id":1,"result":{}})));
+        assert!(is_jsonrpc(&json!({"jsonrpc":"2.0","method":"x"})));
+        assert!(is_jsonrpc(
+            &json!({"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"m"}})
+        ));
+        assert!(!is_jsonrpc(&json!({"jsonrpc":"2.0","result":{}})));
+        assert!(!is_jsonrpc(&json!({"jsonrpc":"2.0","id":null,"result":{}})));
+        assert!(!is_jsonrpc(&json!({"id":1,"result":{}})));
+        assert!(!is_jsonrpc(
+            &json!({"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"m"}})
+        ));
+        assert!(!is_jsonrpc(&json!({"jsonrpc":"2.0","id":1.5,"result":{}})));
+        assert!(!is_jsonrpc(&json!([1])));
+    }
+}

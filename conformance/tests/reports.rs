@@ -1,0 +1,822 @@
+//! The three report formats, built from hand-made `RunReport`s: snapshots of each format, the
+//! shape of the closing line CI tools parse, bounded failure blocks, atomic writes, and JUnit
+//! XML that stays well-formed whatever strings a scenario or a server produces.
+
+use mcp_conformance::report::human::{HumanReporter, Progress, failure_block};
+use mcp_conformance::report::json::{to_json, write_json};
+use mcp_conformance::report::junit::{to_junit_xml, write_junit};
+use mcp_conformance::report::{Failure, FailureKind, Position, RunReport, ScenarioResult, Status};
+use serde_json::json;
+use std::time::Duration;
+
+// ---------------------------------------------------------------------------------------------
+// Fixtures
+
+fn scenario(name: &str, suite: &str, status: Status, ms: u64) -> ScenarioResult {
+    ScenarioResult {
+        name: name.to_owned(),
+        file: format!("scenarios/{suite}/{}.yaml", name.replace(' ', "_")),
+        suite: suite.to_owned(),
+        tags: vec![suite.to_owned()],
+        status,
+        duration: Duration::from_millis(ms),
+        skip_reason: None,
+        failure: None,
+        baseline_expected_failure: false,
+    }
+}
+
+fn nested_mismatch() -> Failure {
+    Failure {
+        kind: FailureKind::Assertion,
+        step: Some(2),
+        position: Some(Position {
+            line: 14,
+            column: 5,
+        }),
+        step_label: Some("call filesystem.write_file".to_owned()),
+        message: "result.content[0].text: expected \"written\", got \"permission denied\"\n\
+                  the server reported an error where success was expected"
+            .to_owned(),
+        expected: Some(json!({
+            "result": {
+                "isError": false,
+                "content": [{"type": "text", "text": "written"}]
+            }
+        })),
+        actual: Some(json!({
+            "result": {
+                "isError": true,
+                "content": [{"type": "text", "text": "permission denied"}]
+            }
+        })),
+        transcript: vec![
+            r#"-> {"jsonrpc":"2.0","id":1,"method":"initialize"}"#.to_owned(),
+            r#"<- {"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18"}}"#.to_owned(),
+            r#"-> {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"write_file"}}"#
+                .to_owned(),
+            r#"<- {"jsonrpc":"2.0","id":2,"result":{"isError":true}}"#.to_owned(),
+        ],
+        stderr_tail: vec![
+            "INFO starting".to_owned(),
+            "WARN write denied: /sandbox/out.txt".to_owned(),
+        ],
+    }
+}
+
+/// A run with every kind of outcome: a pass, an assertion failure with a nested JSON
+/// mismatch, a skip, a failure the baseline expects, a stale and an unknown baseline entry.
+fn sample_report() -> RunReport {
+    let passed = scenario("initialize handshake", "lifecycle", Status::Passed, 12);
+
+    let mut failed = scenario("write file in sandbox", "tools", Status::Failed, 1_234);
+    failed.tags.push("filesystem".to_owned());
+    failed.failure = Some(nested_mismatch());
+
+    let mut skipped = scenario("resource subscriptions", "resources", Status::Skipped, 0);
+    skipped.skip_reason = Some("server does not declare resources.subscribe".to_owned());
+
+    let mut baselined = scenario("prompt arguments", "tools", Status::Failed, 87);
+    baselined.baseline_expected_failure = true;
+    baselined.failure = Some(Failure {
+        kind: FailureKind::Error,
+        step: None,
+        position: None,
+        step_label: None,
+        message: "server exited before answering (status 101)".to_owned(),
+        expected: None,
+        actual: None,
+        transcript: vec![],
+        stderr_tail: vec!["thread 'main' panicked at src/prompts.rs:40:9".to_owned()],
+    });
+
+    RunReport {
+        target: "reference-core".to_owned(),
+        target_file: "targets/core.yaml".to_owned(),
+        scenarios: vec![passed, failed, skipped, baselined],
+        duration: Duration::from_millis(2_345),
+        stale_baseline: vec!["cancel long call".to_owned()],
+        unknown_baseline: vec!["renamed scenario".to_owned()],
+    }
+}
+
+/// The whole human report, as the runner would stream it.
+fn human(report: &RunReport, color: bool, verbose: bool) -> String {
+    let width = report
+        .scenarios
+        .iter()
+        .map(|r| r.name.chars().count())
+        .max()
+        .unwrap_or(0);
+    let mut reporter = HumanReporter::new(Vec::new(), color, verbose).with_name_width(width);
+    for r in &report.scenarios {
+        reporter.scenario_finished(r).expect("write to a Vec");
+    }
+    reporter.finish(report).expect("write to a Vec");
+    String::from_utf8(reporter.into_inner()).expect("the human report is UTF-8")
+}
+
+fn hostile() -> String {
+    "a<b&c\"d'e]]>f\u{0}g\u{1b}[31mh\ni\r\nj\tk\u{ffff}l".to_owned()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Snapshots
+
+#[test]
+fn human_report_snapshot() {
+    insta::assert_snapshot!("human", human(&sample_report(), false, false));
+}
+
+#[test]
+fn json_report_snapshot() {
+    insta::assert_json_snapshot!("json", to_json(&sample_report()));
+}
+
+#[test]
+fn junit_report_snapshot() {
+    insta::assert_snapshot!("junit", to_junit_xml(&sample_report()));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Human report
+
+fn assert_closing_line(text: &str) {
+    let re = regex::Regex::new(r"^\d+ passed, \d+ failed, \d+ skipped$").expect("valid regex");
+    assert!(text.ends_with('\n'), "the report ends with a newline");
+    let last = text.lines().last().expect("the report is not empty");
+    assert!(re.is_match(last), "last line {last:?} has the CI shape");
+}
+
+#[test]
+fn closing_line_is_last_and_plain_even_in_colour() {
+    let report = sample_report();
+    let plain = human(&report, false, false);
+    assert_closing_line(&plain);
+    assert!(plain.ends_with("\n1 passed, 2 failed, 1 skipped\n"));
+    assert!(
+        !plain.contains('\u{1b}'),
+        "no colour codes when colour is off"
+    );
+
+    let coloured = human(&report, true, false);
+    assert_closing_line(&coloured);
+    assert!(coloured.contains("\u{1b}[32mok\u{1b}[0m"));
+    assert!(coloured.contains("\u{1b}[1;31mFAILED\u{1b}[0m"));
+
+    let empty = RunReport {
+        target: "t".to_owned(),
+        target_file: "t.yaml".to_owned(),
+        scenarios: vec![],
+        duration: Duration::ZERO,
+        stale_baseline: vec![],
+        unknown_baseline: vec![],
+    };
+    let text = human(&empty, true, true);
+    assert_closing_line(&text);
+    assert!(text.ends_with("0 passed, 0 failed, 0 skipped\n"));
+}
+
+#[test]
+fn scenario_lines_align() {
+    let report = sample_report();
+    let text = human(&report, false, false);
+    let lines: Vec<&str> = text.lines().take(4).collect();
+    assert_eq!(
+        lines,
+        [
+            "ok      initialize handshake    (12 ms)",
+            "FAILED  write file in sandbox   (1.2 s)",
+            "skipped resource subscriptions: server does not declare resources.subscribe",
+            "FAILED  prompt arguments        (87 ms)  [expected by baseline]",
+        ]
+    );
+}
+
+#[test]
+fn failure_block_has_every_section() {
+    let report = sample_report();
+    let block = failure_block(&report.scenarios[1]);
+    let headers = [
+        "--- FAILED write file in sandbox\n",
+        "  at scenarios/tools/write_file_in_sandbox.yaml:14:5 (step 3: call filesystem.write_file)\n",
+        "  result.content[0].text: expected \"written\", got \"permission denied\"\n",
+        "  the server reported an error where success was expected\n",
+        "  expected:\n",
+        "  actual:\n",
+        "  diff (-expected +actual):\n",
+        "  -     \"isError\": false,\n",
+        "  +     \"isError\": true,\n",
+        "  last messages:\n",
+        "  server stderr (last lines):\n",
+    ];
+    let mut from = 0;
+    for h in headers {
+        let at = block[from..]
+            .find(h)
+            .unwrap_or_else(|| panic!("{h:?} missing or out of order in:\n{block}"));
+        from += at + h.len();
+    }
+    // The human report prints the very same block.
+    assert!(human(&report, false, false).contains(&block));
+}
+
+#[test]
+fn failure_block_without_details_or_position() {
+    let mut r = scenario("bare", "misc", Status::Failed, 1);
+    assert_eq!(
+        failure_block(&r),
+        "--- FAILED bare\n  (no failure details were recorded)\n"
+    );
+    r.failure = Some(Failure {
+        kind: FailureKind::Assertion,
+        step: Some(0),
+        position: None,
+        step_label: None,
+        message: "boom".to_owned(),
+        expected: Some(json!(1)),
+        actual: None,
+        transcript: vec![],
+        stderr_tail: vec![],
+    });
+    let block = failure_block(&r);
+    assert!(
+        block.contains("  at scenarios/misc/bare.yaml (step 1)\n"),
+        "{block}"
+    );
+    assert!(block.contains("  expected:\n    1\n"));
+    assert!(!block.contains("actual:"));
+    assert!(!block.contains("diff"));
+    assert!(block.contains("  last messages: (none)\n"));
+    assert!(block.contains("  server stderr (last lines): (none)\n"));
+}
+
+#[test]
+fn huge_failures_stay_bounded() {
+    let mut r = scenario("flood", "misc", Status::Failed, 1);
+    let big: Vec<serde_json::Value> = (0..5_000).map(|i| json!({"i": i})).collect();
+    let mut f = nested_mismatch();
+    f.message = format!("{}\n", "m".repeat(10_000)).repeat(500);
+    f.expected = Some(json!({"items": [], "blob": "x".repeat(100_000)}));
+    f.actual = Some(json!({"items": big, "blob": "y".repeat(100_000)}));
+    f.transcript = (0..1_000).map(|i| format!("<- line {i}")).collect();
+    f.stderr_tail = (0..1_000)
+        .map(|i| format!("stderr {i} {}", "z".repeat(5_000)))
+        .collect();
+    r.failure = Some(f);
+
+    let block = failure_block(&r);
+    let lines: Vec<&str> = block.lines().collect();
+    assert!(lines.len() < 800, "{} lines", lines.len());
+    let longest = lines.iter().map(|l| l.chars().count()).max().unwrap_or(0);
+    assert!(longest < 450, "a line of {longest} chars");
+    assert!(block.contains("more chars]"));
+    assert!(block.contains("more lines not shown)"));
+    assert!(block.contains("    … (980 earlier lines not shown)\n    <- line 980\n"));
+    assert!(block.contains("    <- line 999\n"));
+    assert!(!block.contains("<- line 979\n"));
+
+    // Verbose shows more, and is still bounded.
+    let report = RunReport {
+        target: "t".to_owned(),
+        target_file: "t.yaml".to_owned(),
+        scenarios: vec![r],
+        duration: Duration::ZERO,
+        stale_baseline: vec![],
+        unknown_baseline: vec![],
+    };
+    let verbose = human(&report, false, true);
+    assert!(verbose.contains("    <- line 800\n"));
+    assert!(verbose.lines().count() < 8_000);
+    assert_closing_line(&verbose);
+}
+
+#[test]
+fn terminal_escapes_from_a_server_are_defused() {
+    let mut r = scenario("x", "misc", Status::Failed, 1);
+    let mut f = nested_mismatch();
+    f.message = format!("first {}\nsecond", hostile());
+    r.name = hostile();
+    f.stderr_tail = vec!["\u{1b}[2J\u{1b}[31mred\rover".to_owned()];
+    r.failure = Some(f);
+    let block = failure_block(&r);
+    assert!(!block.contains('\u{1b}'));
+    assert!(!block.contains('\r'));
+    assert!(!block.contains('\u{0}'));
+    assert!(block.contains("\\u{1b}[2J\\u{1b}[31mred\\u{d}over"));
+    assert!(block.starts_with(
+        "--- FAILED a<b&c\"d'e]]>f\\u{0}g\\u{1b}[31mh\\u{a}i\\u{d}\\u{a}j\tk\\u{ffff}l\n"
+    ));
+}
+
+#[test]
+fn progress_without_a_terminal_is_silent_and_safe() {
+    let mut p = Progress::new(2, false);
+    assert!(!p.is_active());
+    p.started("a");
+    p.finished("a");
+    p.finished("never started");
+    p.redraw();
+    p.clear();
+}
+
+// ---------------------------------------------------------------------------------------------
+// JSON report
+
+#[test]
+fn json_fields_are_the_public_interface() {
+    let v = to_json(&sample_report());
+    let keys: Vec<&str> = v
+        .as_object()
+        .expect("object")
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "target",
+            "target_file",
+            "summary",
+            "duration_ms",
+            "scenarios",
+            "baseline"
+        ]
+    );
+    assert_eq!(
+        v["summary"],
+        json!({"passed": 1, "failed": 2, "skipped": 1})
+    );
+    assert_eq!(v["duration_ms"], 2_345);
+    assert_eq!(
+        v["baseline"],
+        json!({"stale": ["cancel long call"], "unknown": ["renamed scenario"]})
+    );
+    let s = &v["scenarios"];
+    let keys: Vec<&str> = s[0]
+        .as_object()
+        .expect("object")
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "name",
+            "file",
+            "suite",
+            "tags",
+            "status",
+            "duration_ms",
+            "skip_reason",
+            "failure",
+            "baseline_expected_failure"
+        ]
+    );
+    assert_eq!(s[0]["status"], "passed");
+    assert_eq!(s[0]["skip_reason"], serde_json::Value::Null);
+    assert_eq!(s[0]["failure"], serde_json::Value::Null);
+    assert_eq!(s[1]["status"], "failed");
+    assert_eq!(s[1]["failure"]["kind"], "assertion");
+    assert_eq!(s[1]["failure"]["step"], 2);
+    assert_eq!(
+        s[1]["failure"]["position"],
+        json!({"line": 14, "column": 5})
+    );
+    assert_eq!(s[2]["status"], "skipped");
+    assert_eq!(
+        s[2]["skip_reason"],
+        "server does not declare resources.subscribe"
+    );
+    assert_eq!(s[3]["baseline_expected_failure"], true);
+    assert_eq!(s[3]["failure"]["position"], serde_json::Value::Null);
+    assert_eq!(s[3]["failure"]["kind"], "error");
+}
+
+#[test]
+fn report_files_are_written_whole_and_replace_old_ones() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let report = sample_report();
+    let json_path = dir.path().join("report.json");
+    let xml_path = dir.path().join("junit.xml");
+    std::fs::write(&json_path, "old").expect("seed");
+    std::fs::write(&xml_path, "old").expect("seed");
+
+    write_json(&report, &json_path).expect("write json");
+    write_junit(&report, &xml_path).expect("write junit");
+
+    let back: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json_path).expect("read")).expect("json");
+    assert_eq!(back, to_json(&report));
+    assert_eq!(
+        std::fs::read_to_string(&xml_path).expect("read"),
+        to_junit_xml(&report)
+    );
+    // No temporary files left behind.
+    let mut names: Vec<String> = std::fs::read_dir(dir.path())
+        .expect("list")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["junit.xml", "report.json"]);
+
+    // A missing directory is an error, not a panic, and leaves nothing behind.
+    let missing = dir.path().join("nope").join("report.json");
+    assert!(write_json(&report, &missing).is_err());
+    assert!(write_junit(&report, &missing).is_err());
+    // A directory in the way is an error too, and the temp file is cleaned up.
+    std::fs::create_dir(dir.path().join("taken")).expect("mkdir");
+    assert!(write_json(&report, &dir.path().join("taken")).is_err());
+    assert_eq!(std::fs::read_dir(dir.path()).expect("list").count(), 3);
+}
+
+// ---------------------------------------------------------------------------------------------
+// JUnit report
+
+#[test]
+fn junit_is_well_formed_and_counts_add_up() {
+    let report = sample_report();
+    let root = xml::parse(&to_junit_xml(&report)).expect("well-formed XML");
+    assert_eq!(root.name, "testsuites");
+    assert_eq!(root.attr("name"), Some("mcp-conformance"));
+    // 4 scenarios + 1 stale entry; 1 real failure + 1 stale; 1 skip + 1 baselined failure.
+    assert_eq!(root.attr("tests"), Some("5"));
+    assert_eq!(root.attr("failures"), Some("2"));
+    assert_eq!(root.attr("skipped"), Some("2"));
+    assert_eq!(root.attr("errors"), Some("0"));
+    assert_eq!(root.attr("time"), Some("2.345"));
+
+    let suites: Vec<&xml::Element> = root.elements().collect();
+    let names: Vec<&str> = suites.iter().filter_map(|s| s.attr("name")).collect();
+    assert_eq!(names, ["lifecycle", "tools", "resources", "baseline"]);
+    for s in &suites {
+        let cases: Vec<&xml::Element> = s.elements().collect();
+        let count = |child: &str| {
+            cases
+                .iter()
+                .filter(|c| c.elements().any(|e| e.name == child))
+                .count()
+                .to_string()
+        };
+        assert_eq!(s.attr("tests"), Some(cases.len().to_string().as_str()));
+        assert_eq!(s.attr("failures"), Some(count("failure").as_str()));
+        assert_eq!(s.attr("skipped"), Some(count("skipped").as_str()));
+        assert!(cases.iter().all(|c| c.name == "testcase"));
+    }
+
+    let tools: Vec<&xml::Element> = suites[1].elements().collect();
+    let failure = tools[0].elements().next().expect("failure element");
+    assert_eq!(failure.name, "failure");
+    assert_eq!(failure.attr("type"), Some("assertion"));
+    assert_eq!(
+        failure.attr("message"),
+        Some("result.content[0].text: expected \"written\", got \"permission denied\"")
+    );
+    assert_eq!(failure.text(), failure_block(&report.scenarios[1]));
+    assert_eq!(tools[0].attr("time"), Some("1.234"));
+
+    let baselined: Vec<&xml::Element> = tools[1].elements().collect();
+    assert_eq!(baselined[0].name, "skipped");
+    assert_eq!(
+        baselined[0].attr("message"),
+        Some("expected failure (baseline)")
+    );
+    assert_eq!(baselined[1].name, "system-out");
+    assert_eq!(baselined[1].text(), failure_block(&report.scenarios[3]));
+
+    let stale = suites[3].elements().next().expect("stale testcase");
+    assert_eq!(stale.attr("name"), Some("baseline/cancel long call"));
+    let f = stale.elements().next().expect("failure");
+    assert_eq!(f.attr("message"), Some("stale baseline entry"));
+}
+
+#[test]
+fn hostile_strings_survive_junit_escaping() {
+    let h = hostile();
+    // What XML can carry comes back exactly; what it cannot becomes visible `\u{..}` text.
+    let carried = "a<b&c\"d'e]]>f\\u{0}g\\u{1b}[31mh\ni\r\nj\tk\\u{ffff}l";
+
+    let mut failed = scenario("f", "s", Status::Failed, 1);
+    failed.name = h.clone();
+    failed.file = h.clone();
+    failed.suite = h.clone();
+    let mut f = nested_mismatch();
+    f.message = format!("{h}\nsecond line");
+    f.transcript = vec![h.clone()];
+    f.stderr_tail = vec![h.clone(), "]]>".to_owned()];
+    f.actual = Some(json!({ "text": h.clone() }));
+    failed.failure = Some(f);
+
+    let mut skipped = scenario("s", "s", Status::Skipped, 1);
+    skipped.name = format!("{h} 2");
+    skipped.skip_reason = Some(h.clone());
+
+    let mut baselined = failed.clone();
+    baselined.baseline_expected_failure = true;
+
+    let report = RunReport {
+        target: h.clone(),
+        target_file: h.clone(),
+        scenarios: vec![failed.clone(), skipped, baselined],
+        duration: Duration::from_millis(5),
+        stale_baseline: vec![h.clone()],
+        unknown_baseline: vec![h.clone()],
+    };
+    let doc = to_junit_xml(&report);
+    let root = xml::parse(&doc).unwrap_or_else(|e| panic!("{e}\n{doc}"));
+
+    let suite = root.elements().next().expect("suite");
+    assert_eq!(suite.attr("name"), Some(carried));
+    let cases: Vec<&xml::Element> = suite.elements().collect();
+    for attr in ["classname", "name", "file"] {
+        assert_eq!(cases[0].attr(attr), Some(carried), "{attr}");
+    }
+    let failure = cases[0].elements().next().expect("failure");
+    // The message attribute is the first line of the message (up to the first `\n`).
+    assert_eq!(
+        failure.attr("message"),
+        Some("a<b&c\"d'e]]>f\\u{0}g\\u{1b}[31mh")
+    );
+    assert_eq!(failure.text(), failure_block(&failed));
+    // The baselined copy: skipped, with the same block as its output.
+    let baselined: Vec<&xml::Element> = cases[1].elements().collect();
+    assert_eq!(baselined[0].name, "skipped");
+    assert_eq!(baselined[1].text(), failure_block(&report.scenarios[2]));
+
+    let suites: Vec<&xml::Element> = root.elements().collect();
+    assert_eq!(suites.len(), 3);
+    let skipped_case = suites[1].elements().next().expect("skipped case");
+    assert_eq!(
+        skipped_case.attr("name"),
+        Some(format!("{carried} 2").as_str())
+    );
+    let skipped = skipped_case.elements().next().expect("skipped");
+    assert_eq!(skipped.attr("message"), Some(carried));
+    let stale_case = suites[2].elements().next().expect("stale case");
+    assert_eq!(
+        stale_case.attr("name"),
+        Some(format!("baseline/{carried}").as_str())
+    );
+
+    // The document itself holds no raw control character but the three XML allows.
+    assert!(
+        !doc.chars()
+            .any(|c| c.is_control() && !matches!(c, '\t' | '\n'))
+    );
+}
+
+/// A deliberately small XML 1.0 reader, enough to check what `to_junit_xml` emits (no
+/// comments, CDATA, DTD or namespaces: the writer emits none, so meeting one is an error).
+/// It rejects anything that is not well-formed and decodes entities, so tests can compare
+/// attribute values and text with what went in.
+mod xml {
+    #[derive(Debug)]
+    pub enum Node {
+        Element(Element),
+        Text(String),
+    }
+
+    #[derive(Debug)]
+    pub struct Element {
+        pub name: String,
+        pub attrs: Vec<(String, String)>,
+        pub children: Vec<Node>,
+    }
+
+    impl Element {
+        pub fn attr(&self, name: &str) -> Option<&str> {
+            self.attrs
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, v)| v.as_str())
+        }
+
+        pub fn elements(&self) -> impl Iterator<Item = &Element> {
+            self.children.iter().filter_map(|c| match c {
+                Node::Element(e) => Some(e),
+                Node::Text(_) => None,
+            })
+        }
+
+        pub fn text(&self) -> String {
+            self.children
+                .iter()
+                .filter_map(|c| match c {
+                    Node::Text(t) => Some(t.as_str()),
+                    Node::Element(_) => None,
+                })
+                .collect()
+        }
+    }
+
+    const PROLOG: &str = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+
+    fn is_xml_char(c: char) -> bool {
+        matches!(c, '\t' | '\n' | '\r')
+            || ('\u{20}'..='\u{d7ff}').contains(&c)
+            || ('\u{e000}'..='\u{fffd}').contains(&c)
+            || c >= '\u{10000}'
+    }
+
+    pub fn parse(doc: &str) -> Result<Element, String> {
+        if let Some(bad) = doc.chars().find(|c| !is_xml_char(*c)) {
+            return Err(format!(
+                "character U+{:04X} is not allowed in XML",
+                u32::from(bad)
+            ));
+        }
+        let rest = doc
+            .strip_prefix(PROLOG)
+            .ok_or("missing or different XML declaration")?;
+        let mut p = Parser { s: rest, pos: 0 };
+        p.skip_ws();
+        let root = p.element()?;
+        p.skip_ws();
+        if p.pos != p.s.len() {
+            return Err(format!("content after the root element at {}", p.pos));
+        }
+        Ok(root)
+    }
+
+    struct Parser<'a> {
+        s: &'a str,
+        pos: usize,
+    }
+
+    impl Parser<'_> {
+        fn rest(&self) -> &str {
+            &self.s[self.pos..]
+        }
+
+        fn skip_ws(&mut self) {
+            let trimmed = self.rest().trim_start_matches([' ', '\t', '\n', '\r']);
+            self.pos = self.s.len() - trimmed.len();
+        }
+
+        fn expect(&mut self, token: &str) -> Result<(), String> {
+            if self.rest().starts_with(token) {
+                self.pos += token.len();
+                Ok(())
+            } else {
+                Err(format!("expected {token:?} at {}", self.pos))
+            }
+        }
+
+        fn name(&mut self) -> Result<String, String> {
+            let len = self
+                .rest()
+                .char_indices()
+                .find(|&(i, c)| {
+                    !(c.is_ascii_alphabetic()
+                        || c == '_'
+                        || c == ':'
+                        || (i > 0 && (c.is_ascii_digit() || c == '-' || c == '.')))
+                })
+                .map_or(self.rest().len(), |(i, _)| i);
+            if len == 0 {
+                return Err(format!("expected a name at {}", self.pos));
+            }
+            let name = self.rest()[..len].to_owned();
+            self.pos += len;
+            Ok(name)
+        }
+
+        fn element(&mut self) -> Result<Element, String> {
+            self.expect("<")?;
+            let name = self.name()?;
+            let mut attrs: Vec<(String, String)> = Vec::new();
+            loop {
+                let had_ws = self.rest().starts_with([' ', '\t', '\n', '\r']);
+                self.skip_ws();
+                if self.rest().starts_with("/>") {
+                    self.pos += 2;
+                    return Ok(Element {
+                        name,
+                        attrs,
+                        children: vec![],
+                    });
+                }
+                if self.rest().starts_with('>') {
+                    self.pos += 1;
+                    break;
+                }
+                if !had_ws {
+                    return Err(format!(
+                        "expected whitespace before attribute at {}",
+                        self.pos
+                    ));
+                }
+                let attr = self.name()?;
+                self.skip_ws();
+                self.expect("=")?;
+                self.skip_ws();
+                let quote = self
+                    .rest()
+                    .chars()
+                    .next()
+                    .filter(|&c| c == '"' || c == '\'')
+                    .ok_or_else(|| format!("expected a quote at {}", self.pos))?;
+                self.pos += 1;
+                let end = self
+                    .rest()
+                    .find(quote)
+                    .ok_or("unterminated attribute value")?;
+                let raw = &self.rest()[..end];
+                if raw.contains('<') {
+                    return Err(format!("raw '<' in attribute {attr}"));
+                }
+                let value = decode(raw, true)?;
+                self.pos += end + 1;
+                if attrs.iter().any(|(n, _)| *n == attr) {
+                    return Err(format!("duplicate attribute {attr}"));
+                }
+                attrs.push((attr, value));
+            }
+            let mut children = Vec::new();
+            loop {
+                let end = self.rest().find('<').ok_or("unclosed element")?;
+                if end > 0 {
+                    let raw = &self.rest()[..end];
+                    if raw.contains("]]>") {
+                        return Err("raw ']]>' in text".to_owned());
+                    }
+                    children.push(Node::Text(decode(raw, false)?));
+                    self.pos += end;
+                }
+                if self.rest().starts_with("</") {
+                    self.pos += 2;
+                    let closing = self.name()?;
+                    if closing != name {
+                        return Err(format!("</{closing}> closes <{name}>"));
+                    }
+                    self.skip_ws();
+                    self.expect(">")?;
+                    return Ok(Element {
+                        name,
+                        attrs,
+                        children,
+                    });
+                }
+                if self.rest().starts_with("<!") || self.rest().starts_with("<?") {
+                    return Err(format!("unsupported markup at {}", self.pos));
+                }
+                children.push(Node::Element(self.element()?));
+            }
+        }
+    }
+
+    /// Decodes references and applies what a real parser does to literal text: line-end
+    /// normalization (CR LF and lone CR read as LF) and, in attribute values, whitespace
+    /// normalization (literal tab, CR and LF read as a space). Characters written as references
+    /// are kept as they are, which is how the writer preserves them.
+    fn decode(raw: &str, attribute: bool) -> Result<String, String> {
+        let mut out = String::with_capacity(raw.len());
+        let mut chars = raw.char_indices().peekable();
+        while let Some((i, c)) = chars.next() {
+            match c {
+                '&' => {
+                    let semi = raw[i..]
+                        .find(';')
+                        .ok_or_else(|| format!("unterminated reference in {raw:?}"))?;
+                    let entity = &raw[i + 1..i + semi];
+                    out.push(reference(entity)?);
+                    while chars.peek().is_some_and(|&(j, _)| j <= i + semi) {
+                        chars.next();
+                    }
+                }
+                '\r' => {
+                    if chars.peek().is_some_and(|&(_, n)| n == '\n') {
+                        chars.next();
+                    }
+                    out.push(if attribute { ' ' } else { '\n' });
+                }
+                '\n' | '\t' if attribute => out.push(' '),
+                c => out.push(c),
+            }
+        }
+        Ok(out)
+    }
+
+    fn reference(entity: &str) -> Result<char, String> {
+        Ok(match entity {
+            "amp" => '&',
+            "lt" => '<',
+            "gt" => '>',
+            "quot" => '"',
+            "apos" => '\'',
+            _ => {
+                let code = if let Some(hex) = entity.strip_prefix("#x") {
+                    u32::from_str_radix(hex, 16)
+                } else if let Some(dec) = entity.strip_prefix('#') {
+                    dec.parse()
+                } else {
+                    return Err(format!("unknown entity &{entity};"));
+                }
+                .map_err(|e| format!("bad reference &{entity};: {e}"))?;
+                char::from_u32(code)
+                    .filter(|c| is_xml_char(*c))
+                    .ok_or_else(|| format!("reference to a forbidden character &{entity};"))?
+            }
+        })
+    }
+}
