@@ -347,7 +347,12 @@ fn run(args: RunArgs) -> ExitCode {
     };
     let stdout = std::io::stdout();
     let color = !args.no_color && stdout.is_terminal() && std::env::var_os("NO_COLOR").is_none();
-    let mut human = HumanReporter::new(stdout.lock(), color, args.verbose);
+    let width = scenarios
+        .iter()
+        .map(|s| s.name.chars().count())
+        .max()
+        .unwrap_or(0);
+    let mut human = HumanReporter::new(stdout.lock(), color, args.verbose).with_name_width(width);
     let mut progress = Progress::new(scenarios.len(), std::io::stderr().is_terminal());
     let report = runtime.block_on(async {
         let human = &mut human;
@@ -358,9 +363,9 @@ fn run(args: RunArgs) -> ExitCode {
             &options,
             |name| progress.borrow_mut().started(name),
             |result| {
-                progress.borrow_mut().clear();
-                let _ = human.scenario_finished(result);
                 progress.borrow_mut().finished(&result.name);
+                let _ = human.scenario_finished(result);
+                progress.borrow_mut().redraw();
             },
         )
         .await

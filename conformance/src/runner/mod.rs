@@ -1,6 +1,7 @@
 //! Running scenarios against a target: selection, parallel scheduling with a sandbox each,
 //! and the baseline of expected failures.
 
+mod act;
 pub mod context;
 mod observe;
 pub mod scenario;
