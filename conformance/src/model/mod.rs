@@ -126,6 +126,12 @@ pub enum StepKind {
     Kill(String),
     Parallel(Vec<Step>),
     Set(BTreeMap<String, Value>),
+    Repeat {
+        times: u64,
+        var: String,
+        steps: Vec<Step>,
+    },
+    Contract(String),
 }
 
 /// Reads and validates a scenario file. `display` is how the file is named in messages.

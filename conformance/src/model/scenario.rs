@@ -189,6 +189,14 @@ pub struct RawStep {
     /// Set variables (values are expanded).
     #[serde(default)]
     pub set: Option<BTreeMap<String, Value>>,
+    /// Run steps several times, with the round number in a variable.
+    #[serde(default)]
+    pub repeat: Option<RepeatSpec>,
+    /// Compare `tools/list` with a contract surface file (JSON: tool names, annotations,
+    /// input/output properties and required fields), relative to the scenario file;
+    /// observation `{tools, missing, extra, mismatches}`.
+    #[serde(default)]
+    pub contract: Option<String>,
 
     // ---- modifiers ----
     /// Which server the step talks to (default: the first declared).
@@ -312,6 +320,20 @@ pub struct ExecSpec {
 pub struct ProcessesSpec {
     /// A file with one pid per line (as the probe's `--pidfile` writes).
     pub pidfile: String,
+}
+
+/// Options of `repeat`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RepeatSpec {
+    /// How many rounds (at most 1,000,000).
+    pub times: u64,
+    /// The variable holding the round number, counting from 1 (default `i`).
+    #[serde(default)]
+    pub var: Option<String>,
+    /// The steps of one round.
+    #[schemars(with = "Vec<RawStep>")]
+    pub steps: Vec<Spanned<RawStep>>,
 }
 
 /// Options of `kill`.

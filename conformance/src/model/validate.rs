@@ -138,6 +138,7 @@ const OBSERVING: &[&str] = &[
     "stdout",
     "stop",
     "wait_exit",
+    "contract",
 ];
 
 impl Ctx<'_> {
@@ -367,6 +368,29 @@ impl Ctx<'_> {
                 StepKind::Set(raw.set.unwrap_or_default()),
                 "set".to_string(),
             ),
+            "repeat" => {
+                let spec = raw.repeat?;
+                if spec.times > 1_000_000 {
+                    self.error(pos, "`repeat` takes at most 1,000,000 rounds".into());
+                }
+                if spec.steps.is_empty() {
+                    self.error(pos, "`repeat` needs at least one step".into());
+                }
+                let steps: Vec<Step> = spec.steps.into_iter().filter_map(|s| self.step(s)).collect();
+                let label = format!("repeat {} times", spec.times);
+                (
+                    StepKind::Repeat {
+                        times: spec.times,
+                        var: spec.var.unwrap_or_else(|| "i".to_string()),
+                        steps,
+                    },
+                    label,
+                )
+            }
+            "contract" => {
+                let file = raw.contract.unwrap_or_default();
+                (StepKind::Contract(file.clone()), label_of(&file))
+            }
             other => {
                 self.error(pos, format!("unknown step kind {other}"));
                 return None;
@@ -427,6 +451,8 @@ fn kinds_present(raw: &RawStep) -> Vec<&'static str> {
         ("kill", raw.kill.is_some()),
         ("parallel", raw.parallel.is_some()),
         ("set", raw.set.is_some()),
+        ("repeat", raw.repeat.is_some()),
+        ("contract", raw.contract.is_some()),
     ];
     flags
         .into_iter()

@@ -433,6 +433,36 @@ impl Run<'_> {
                 results.into_iter().collect::<Result<Vec<()>, _>>()?;
                 Ok(None)
             }
+            StepKind::Repeat { times, var, steps } => {
+                for round in 1..=*times {
+                    lock(&self.vars).set(var.clone(), json!(round));
+                    for inner in steps {
+                        self.step(inner).await?;
+                    }
+                }
+                Ok(None)
+            }
+            StepKind::Contract(file) => {
+                let (_, s) = self.session(on).await?;
+                let listed = self.list_tools(&s, timeout, true).await?;
+                let path = self.expand_str(file)?;
+                let base = lock(&self.vars)
+                    .get("scenario_dir")
+                    .and_then(Value::as_str)
+                    .map(PathBuf::from)
+                    .unwrap_or_default();
+                let surface = super::contract::load_surface(&base.join(path))
+                    .map_err(StepFailure::error)?;
+                let obs = super::contract::compare(&surface, &listed["tools"]);
+                if step.expect.is_none() && !super::contract::is_clean(&obs) {
+                    let mut f = StepFailure::assertion(
+                        "tools/list does not match the contract surface",
+                    );
+                    f.actual = Some(obs);
+                    return Err(f);
+                }
+                Ok(Some(obs))
+            }
             StepKind::Set(values) => {
                 for (k, v) in values {
                     let value = self.expand(v)?;

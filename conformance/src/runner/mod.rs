@@ -2,6 +2,7 @@
 //! and the baseline of expected failures.
 
 mod act;
+mod contract;
 pub mod context;
 mod observe;
 pub mod scenario;

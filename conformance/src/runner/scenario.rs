@@ -102,6 +102,12 @@ fn setup<'a>(tctx: &'a TargetCtx, scenario: &'a Scenario) -> Result<Run<'a>, Str
     for (k, v) in sandbox.variables() {
         vars.set_str(k, v);
     }
+    let scenario_dir = std::path::Path::new(&scenario.file)
+        .canonicalize()
+        .ok()
+        .and_then(|p| p.parent().map(std::path::Path::to_path_buf))
+        .unwrap_or_default();
+    vars.set_str("scenario_dir", scenario_dir.display().to_string());
     for (k, v) in &scenario.vars {
         let value = vars.expand(v).map_err(|e| format!("vars.{k}: {e}"))?;
         vars.set(k.clone(), value);
