@@ -43,6 +43,8 @@ pub enum Command {
         #[arg(value_enum, default_value = "scenario")]
         kind: SchemaKind,
     },
+    /// Measure a server from outside: spawn-to-initialize, call round trips, memory.
+    Bench(crate::bench::BenchArgs),
     /// Run the configurable fixture MCP server on stdio.
     FixtureServer(crate::fixture::FixtureArgs),
     /// Run the probe program that scenarios ask servers to execute.
@@ -137,6 +139,7 @@ pub fn main() -> ExitCode {
         Command::List(args) => list(args),
         Command::Validate { paths } => validate(paths),
         Command::Schema { kind } => schema(kind),
+        Command::Bench(args) => bench(args),
         Command::FixtureServer(args) => crate::fixture::run(args),
         Command::Probe(args) => crate::probe::run(args),
     }
@@ -393,6 +396,16 @@ fn run(args: RunArgs) -> ExitCode {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
+    }
+}
+
+fn bench(args: crate::bench::BenchArgs) -> ExitCode {
+    match load_target(&args.target) {
+        Ok((tctx, _)) => ExitCode::from(crate::bench::run(args, tctx)),
+        Err(e) => {
+            print_errors(&e);
+            ExitCode::from(EXIT_USAGE)
+        }
     }
 }
 

@@ -5,6 +5,7 @@
 //! target's operator command, and inspects files and processes in a per-scenario sandbox.
 //! It depends on no implementation, so it can judge any server, ours included.
 
+pub mod bench;
 pub mod cli;
 pub mod duration;
 pub mod fixture;

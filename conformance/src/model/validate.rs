@@ -376,7 +376,11 @@ impl Ctx<'_> {
                 if spec.steps.is_empty() {
                     self.error(pos, "`repeat` needs at least one step".into());
                 }
-                let steps: Vec<Step> = spec.steps.into_iter().filter_map(|s| self.step(s)).collect();
+                let steps: Vec<Step> = spec
+                    .steps
+                    .into_iter()
+                    .filter_map(|s| self.step(s))
+                    .collect();
                 let label = format!("repeat {} times", spec.times);
                 (
                     StepKind::Repeat {

@@ -451,13 +451,12 @@ impl Run<'_> {
                     .and_then(Value::as_str)
                     .map(PathBuf::from)
                     .unwrap_or_default();
-                let surface = super::contract::load_surface(&base.join(path))
-                    .map_err(StepFailure::error)?;
+                let surface =
+                    super::contract::load_surface(&base.join(path)).map_err(StepFailure::error)?;
                 let obs = super::contract::compare(&surface, &listed["tools"]);
                 if step.expect.is_none() && !super::contract::is_clean(&obs) {
-                    let mut f = StepFailure::assertion(
-                        "tools/list does not match the contract surface",
-                    );
+                    let mut f =
+                        StepFailure::assertion("tools/list does not match the contract surface");
                     f.actual = Some(obs);
                     return Err(f);
                 }

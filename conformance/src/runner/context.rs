@@ -117,6 +117,8 @@ pub struct Run<'a> {
     pub pending: Mutex<HashMap<String, Pending>>,
     /// Pid files named by `processes` steps; their processes are killed at the end.
     pub pidfiles: Mutex<Vec<PathBuf>>,
+    /// Durations of the top-level steps that finished.
+    pub timings: Mutex<Vec<super::scenario::StepTiming>>,
 }
 
 /// Locks a std mutex, ignoring poisoning (a panicked step must not hide the report).

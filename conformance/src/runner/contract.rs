@@ -16,7 +16,10 @@ pub fn load_surface(path: &Path) -> Result<Value, String> {
     let surface: Value = serde_json::from_str(&text)
         .map_err(|e| format!("contract: {} is not JSON: {e}", path.display()))?;
     if !surface.get("tools").is_some_and(Value::is_object) {
-        return Err(format!("contract: {} has no `tools` object", path.display()));
+        return Err(format!(
+            "contract: {} has no `tools` object",
+            path.display()
+        ));
     }
     Ok(surface)
 }
@@ -53,13 +56,22 @@ fn names(v: Option<&Value>) -> BTreeSet<String> {
 /// not, tools the server lists beyond the surface, and per-field differences.
 pub fn compare(surface: &Value, listed: &Value) -> Value {
     let expected = surface["tools"].as_object().cloned().unwrap_or_default();
-    let tools: Vec<&Value> = listed.as_array().map(|a| a.iter().collect()).unwrap_or_default();
+    let tools: Vec<&Value> = listed
+        .as_array()
+        .map(|a| a.iter().collect())
+        .unwrap_or_default();
     let listed_names: BTreeSet<String> = tools
         .iter()
         .filter_map(|t| t.get("name").and_then(Value::as_str).map(String::from))
         .collect();
-    let missing: Vec<&String> = expected.keys().filter(|n| !listed_names.contains(*n)).collect();
-    let extra: Vec<&String> = listed_names.iter().filter(|n| !expected.contains_key(*n)).collect();
+    let missing: Vec<&String> = expected
+        .keys()
+        .filter(|n| !listed_names.contains(*n))
+        .collect();
+    let extra: Vec<&String> = listed_names
+        .iter()
+        .filter(|n| !expected.contains_key(*n))
+        .collect();
     let mut mismatches = Vec::new();
     for tool in &tools {
         let Some(name) = tool.get("name").and_then(Value::as_str) else {
@@ -70,7 +82,9 @@ pub fn compare(surface: &Value, listed: &Value) -> Value {
         };
         let mut differ = |field: String, expected: Value, actual: Value| {
             if expected != actual {
-                mismatches.push(json!({"tool": name, "field": field, "expected": expected, "actual": actual}));
+                mismatches.push(
+                    json!({"tool": name, "field": field, "expected": expected, "actual": actual}),
+                );
             }
         };
         if let Some(hints) = want.get("annotations").and_then(Value::as_object) {

@@ -2,14 +2,14 @@
 //! and the baseline of expected failures.
 
 mod act;
-mod contract;
 pub mod context;
+mod contract;
 mod observe;
 pub mod scenario;
 mod steps;
 
 pub use context::TargetCtx;
-pub use scenario::{run_scenario, skip_reason};
+pub use scenario::{StepTiming, run_scenario, run_scenario_timed, skip_reason};
 
 use crate::model::Scenario;
 use crate::report::{RunReport, ScenarioResult, Status};

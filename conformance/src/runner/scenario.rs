@@ -45,6 +45,22 @@ pub fn skip_reason(tctx: &TargetCtx, scenario: &Scenario) -> Option<String> {
 
 /// Runs one scenario to a result; never panics on server behaviour.
 pub async fn run_scenario(tctx: &TargetCtx, scenario: &Scenario) -> ScenarioResult {
+    run_scenario_timed(tctx, scenario).await.0
+}
+
+/// How long one top-level step took (for `bench --scenario`).
+#[derive(Debug, Clone)]
+pub struct StepTiming {
+    pub label: String,
+    pub position: crate::report::Position,
+    pub duration: Duration,
+}
+
+/// Runs one scenario and also returns the duration of each top-level step that ran.
+pub async fn run_scenario_timed(
+    tctx: &TargetCtx,
+    scenario: &Scenario,
+) -> (ScenarioResult, Vec<StepTiming>) {
     let started = Instant::now();
     let mut result = ScenarioResult {
         name: scenario.name.clone(),
@@ -60,10 +76,15 @@ pub async fn run_scenario(tctx: &TargetCtx, scenario: &Scenario) -> ScenarioResu
     if let Some(reason) = skip_reason(tctx, scenario) {
         result.status = Status::Skipped;
         result.skip_reason = Some(reason);
-        return result;
+        return (result, Vec::new());
     }
+    let mut timings = Vec::new();
     let outcome = match setup(tctx, scenario) {
-        Ok(run) => execute(&run).await,
+        Ok(run) => {
+            let outcome = execute(&run).await;
+            timings = std::mem::take(&mut *lock(&run.timings));
+            outcome
+        }
         Err(message) => Err(Failure {
             kind: FailureKind::Error,
             step: None,
@@ -81,7 +102,7 @@ pub async fn run_scenario(tctx: &TargetCtx, scenario: &Scenario) -> ScenarioResu
         result.failure = Some(failure);
     }
     result.duration = started.elapsed();
-    result
+    (result, timings)
 }
 
 /// Creates the sandbox, the variables and the (not yet started) servers.
@@ -158,6 +179,7 @@ fn setup<'a>(tctx: &'a TargetCtx, scenario: &'a Scenario) -> Result<Run<'a>, Str
         step_timeout,
         pending: Mutex::new(HashMap::new()),
         pidfiles: Mutex::new(Vec::new()),
+        timings: Mutex::new(Vec::new()),
     })
 }
 
@@ -176,9 +198,15 @@ async fn execute(run: &Run<'_>) -> Result<(), Failure> {
             }
         }
         for (index, step) in run.scenario.steps.iter().enumerate() {
+            let began = Instant::now();
             run.step(step)
                 .await
                 .map_err(|e| run.failure_for(Some(step), index, e))?;
+            lock(&run.timings).push(StepTiming {
+                label: step.label.clone(),
+                position: step.position,
+                duration: began.elapsed(),
+            });
         }
         Ok(())
     };

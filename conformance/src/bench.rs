@@ -1,0 +1,320 @@
+//! `mcp-conformance bench`: figures measured from outside the server process, so they mean
+//! the same for any implementation: spawn-to-initialize time, tool-call round trips, and the
+//! server's resident memory (from `/proc`). Benchmarks live here, not in tests: tests stay
+//! fast and deterministic, figures are printed for people to compare.
+
+use crate::interp::Vars;
+use crate::model::{self, FileError};
+use crate::process::Invocation;
+use crate::runner::{TargetCtx, context::build_invocation, run_scenario_timed};
+use crate::sandbox::{Sandbox, SandboxSpec};
+use crate::session::Session;
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// Options of `mcp-conformance bench`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct BenchArgs {
+    /// The target file (default: fixtures/targets/fixture.yaml).
+    #[arg(long, short)]
+    pub target: Option<PathBuf>,
+    /// The tool to call in the round-trip measurement.
+    #[arg(long)]
+    pub call: Option<String>,
+    /// Its arguments, as JSON (default `{}`).
+    #[arg(long, default_value = "{}")]
+    pub args: String,
+    /// Measured calls.
+    #[arg(short = 'n', long, default_value_t = 1000)]
+    pub calls: usize,
+    /// Unmeasured calls first.
+    #[arg(long, default_value_t = 50)]
+    pub warmup: usize,
+    /// Server starts measured from spawn to the initialize answer.
+    #[arg(long, default_value_t = 20)]
+    pub spawns: usize,
+    /// Instead: run this scenario once and print how long each top-level step took.
+    #[arg(long, conflicts_with = "call")]
+    pub scenario: Option<PathBuf>,
+    /// Also write the figures as JSON.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+}
+
+/// Median, p99 and extremes of a set of durations, in milliseconds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Stats {
+    pub count: usize,
+    pub min_ms: f64,
+    pub median_ms: f64,
+    pub p99_ms: f64,
+    pub max_ms: f64,
+    pub mean_ms: f64,
+}
+
+impl Stats {
+    /// Summarises samples; `None` when there are none.
+    pub fn of(samples: &[Duration]) -> Option<Stats> {
+        if samples.is_empty() {
+            return None;
+        }
+        let mut ms: Vec<f64> = samples.iter().map(|d| d.as_secs_f64() * 1000.0).collect();
+        ms.sort_by(f64::total_cmp);
+        let at = |q: f64| ms[((ms.len() as f64 - 1.0) * q).round() as usize];
+        Some(Stats {
+            count: ms.len(),
+            min_ms: ms[0],
+            median_ms: at(0.5),
+            p99_ms: at(0.99),
+            max_ms: ms[ms.len() - 1],
+            mean_ms: ms.iter().sum::<f64>() / ms.len() as f64,
+        })
+    }
+
+    fn json(&self) -> Value {
+        json!({"count": self.count, "min_ms": self.min_ms, "median_ms": self.median_ms,
+               "p99_ms": self.p99_ms, "max_ms": self.max_ms, "mean_ms": self.mean_ms})
+    }
+
+    fn line(&self) -> String {
+        format!(
+            "median {:.3} ms  p99 {:.3} ms  (min {:.3}, max {:.3}, mean {:.3}; n={})",
+            self.median_ms, self.p99_ms, self.min_ms, self.max_ms, self.mean_ms, self.count
+        )
+    }
+}
+
+/// A `/proc/PID/status` field in KiB (`VmRSS`, `VmHWM`); `None` off Linux or once gone.
+pub fn proc_status_kib(pid: u32, field: &str) -> Option<u64> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    text.lines()
+        .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
+        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
+}
+
+/// Runs the benchmark; returns the process exit code (0 ok, 1 failed, 2 usage).
+pub fn run(args: BenchArgs, tctx: TargetCtx) -> u8 {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("mcp-conformance: cannot start the async runtime: {e}");
+            return 2;
+        }
+    };
+    let result = runtime.block_on(async {
+        match &args.scenario {
+            Some(file) => bench_scenario(&tctx, file).await,
+            None => bench_calls(&args, &tctx).await,
+        }
+    });
+    runtime.shutdown_timeout(Duration::from_secs(1));
+    match result {
+        Ok(figures) => {
+            if let Some(path) = &args.json {
+                let text = serde_json::to_string_pretty(&figures).unwrap_or_default();
+                if let Err(e) = std::fs::write(path, text + "\n") {
+                    eprintln!("mcp-conformance: cannot write {}: {e}", path.display());
+                    return 2;
+                }
+            }
+            0
+        }
+        Err(message) => {
+            eprintln!("mcp-conformance bench: {message}");
+            1
+        }
+    }
+}
+
+/// Prepares a sandbox and the server's invocation as a scenario without steps would.
+fn server_invocation(tctx: &TargetCtx) -> Result<(Sandbox, Invocation), String> {
+    let mut vars: Vars = tctx.base_vars();
+    let sandbox = Sandbox::create(
+        &SandboxSpec::default(),
+        &|t: &str, _: &BTreeMap<String, String>| Ok(t.to_string()),
+    )
+    .map_err(|e| format!("cannot prepare a sandbox: {e}"))?;
+    for (k, v) in sandbox.variables() {
+        vars.set_str(k, v);
+    }
+    let inv = build_invocation(
+        tctx,
+        &tctx.target.server,
+        &vars,
+        &BTreeMap::new(),
+        &BTreeMap::new(),
+        sandbox.tmp(),
+    )
+    .map_err(|e| e.to_string())?;
+    Ok((sandbox, inv))
+}
+
+fn initialize_params(tctx: &TargetCtx) -> Value {
+    let version = tctx
+        .target
+        .protocol_versions
+        .first()
+        .cloned()
+        .unwrap_or_else(|| "2025-11-25".into());
+    json!({"protocolVersion": version, "capabilities": {},
+           "clientInfo": {"name": "mcp-conformance-bench", "version": env!("CARGO_PKG_VERSION")}})
+}
+
+async fn initialized_session(
+    tctx: &TargetCtx,
+    inv: &Invocation,
+) -> Result<(Session, Duration), String> {
+    let started = Instant::now();
+    let session = Session::spawn(inv).map_err(|e| e.to_string())?;
+    let resp = session
+        .request(
+            "initialize",
+            Some(initialize_params(tctx)),
+            Duration::from_secs(10),
+        )
+        .await
+        .map_err(|e| format!("initialize: {e}"))?;
+    let elapsed = started.elapsed();
+    if resp.get("result").is_none() {
+        return Err(format!("initialize was answered with {resp}"));
+    }
+    session
+        .notify("notifications/initialized", None)
+        .await
+        .map_err(|e| e.to_string())?;
+    Ok((session, elapsed))
+}
+
+async fn bench_calls(args: &BenchArgs, tctx: &TargetCtx) -> Result<Value, String> {
+    let tool = args
+        .call
+        .clone()
+        .ok_or("name a tool with --call (or use --scenario)")?;
+    let tool_args: Value =
+        serde_json::from_str(&args.args).map_err(|e| format!("--args is not JSON: {e}"))?;
+    let (_sandbox, inv) = server_invocation(tctx)?;
+    println!("target {} ({})", tctx.target.name, inv.display());
+
+    let mut spawns = Vec::with_capacity(args.spawns);
+    for _ in 0..args.spawns {
+        let (session, elapsed) = initialized_session(tctx, &inv).await?;
+        spawns.push(elapsed);
+        session.shutdown(Duration::from_secs(1)).await;
+    }
+
+    let (session, _) = initialized_session(tctx, &inv).await?;
+    let idle_rss = proc_status_kib(session.pid(), "VmRSS");
+    let params = json!({"name": tool, "arguments": tool_args});
+    let mut errors = 0usize;
+    let mut calls = Vec::with_capacity(args.calls);
+    for i in 0..args.warmup + args.calls {
+        let began = Instant::now();
+        let resp = session
+            .request("tools/call", Some(params.clone()), Duration::from_secs(30))
+            .await
+            .map_err(|e| format!("call {tool}: {e}"))?;
+        let elapsed = began.elapsed();
+        if resp.get("result").is_none() || resp.pointer("/result/isError") == Some(&json!(true)) {
+            errors += 1;
+            if errors == 1 {
+                eprintln!("first error answer: {resp}");
+            }
+        }
+        if i >= args.warmup {
+            calls.push(elapsed);
+        }
+    }
+    let peak_rss = proc_status_kib(session.pid(), "VmHWM");
+    let end_rss = proc_status_kib(session.pid(), "VmRSS");
+    session.shutdown(Duration::from_secs(1)).await;
+
+    let spawn_stats = Stats::of(&spawns);
+    let call_stats = Stats::of(&calls);
+    if let Some(s) = spawn_stats {
+        println!("spawn to initialize   {}", s.line());
+    }
+    if let Some(s) = call_stats {
+        println!("{tool} round trip  {}", s.line());
+    }
+    let kib = |v: Option<u64>| {
+        v.map(|k| format!("{:.1} MiB", k as f64 / 1024.0))
+            .unwrap_or_else(|| "n/a".into())
+    };
+    println!(
+        "server RSS: idle {}, after calls {}, peak {}",
+        kib(idle_rss),
+        kib(end_rss),
+        kib(peak_rss)
+    );
+    if errors > 0 {
+        println!("{errors} calls answered with an error or isError");
+    }
+    Ok(json!({
+        "target": tctx.target.name,
+        "tool": tool,
+        "spawn_to_initialize": spawn_stats.map(|s| s.json()),
+        "round_trip": call_stats.map(|s| s.json()),
+        "rss_kib": {"idle": idle_rss, "after": end_rss, "peak": peak_rss},
+        "error_answers": errors,
+    }))
+}
+
+async fn bench_scenario(tctx: &TargetCtx, file: &std::path::Path) -> Result<Value, String> {
+    let display = file.display().to_string();
+    let scenario = model::load_scenario(file, &display).map_err(|errors: Vec<FileError>| {
+        errors
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join("\n")
+    })?;
+    let (result, timings) = run_scenario_timed(tctx, &scenario).await;
+    for t in &timings {
+        println!(
+            "{:>10.3} ms  {}:{}  {}",
+            t.duration.as_secs_f64() * 1000.0,
+            t.position.line,
+            t.position.column,
+            t.label
+        );
+    }
+    if let Some(f) = &result.failure {
+        return Err(format!("the scenario failed: {}", f.message));
+    }
+    if let Some(reason) = &result.skip_reason {
+        return Err(format!("the scenario was skipped: {reason}"));
+    }
+    Ok(json!({
+        "scenario": scenario.name,
+        "steps": timings.iter().map(|t| json!({
+            "label": t.label, "line": t.position.line,
+            "ms": t.duration.as_secs_f64() * 1000.0})).collect::<Vec<_>>(),
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stats_percentiles() {
+        let samples: Vec<Duration> = (1..=100).map(Duration::from_millis).collect();
+        let s = Stats::of(&samples).expect("stats");
+        assert_eq!(s.count, 100);
+        assert!((s.median_ms - 51.0).abs() < 1.0, "{s:?}");
+        assert!((s.p99_ms - 99.0).abs() < 1.0, "{s:?}");
+        assert_eq!(Stats::of(&[]), None);
+    }
+
+    #[test]
+    fn reads_own_rss() {
+        let pid = std::process::id();
+        assert!(proc_status_kib(pid, "VmRSS").is_some_and(|k| k > 0));
+        assert!(proc_status_kib(pid, "NoSuchField").is_none());
+    }
+}
