@@ -192,3 +192,36 @@ pub fn is_alive(pid: i32) -> bool {
         Err(_) => !Path::new("/proc/self").exists(),
     }
 }
+
+/// Seconds since boot now (Linux `/proc/uptime`); `None` elsewhere.
+pub fn uptime_secs() -> Option<f64> {
+    std::fs::read_to_string("/proc/uptime")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// True when `pid` is a live process that started at or after `since` (seconds since boot,
+/// from [`uptime_secs`]): a pid recorded by a scenario is only signalled if it cannot be an
+/// older, unrelated process that happens to reuse the number. Without `/proc`, liveness alone.
+pub fn started_since(pid: i32, since: Option<f64>) -> bool {
+    if !is_alive(pid) {
+        return false;
+    }
+    let Some(since) = since else {
+        return true;
+    };
+    // Field 22 of /proc/PID/stat is the start time in clock ticks (USER_HZ, 100 on Linux).
+    let start = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| {
+            let (_, rest) = stat.rsplit_once(')')?;
+            rest.split_whitespace().nth(19)?.parse::<f64>().ok()
+        });
+    match start {
+        Some(ticks) => ticks / 100.0 + 1.0 >= since,
+        None => false,
+    }
+}

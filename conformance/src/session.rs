@@ -38,8 +38,8 @@ pub enum SessionError {
     StdinClosed,
     #[error("no answer within {0:?}")]
     Timeout(Duration),
-    #[error("the server exited ({0}) before answering")]
-    Exited(String),
+    #[error("the server closed its stdout (exited?) before answering")]
+    Exited,
 }
 
 /// One message in the queue of unsolicited messages.
@@ -54,11 +54,14 @@ struct Queued {
 struct Inbox {
     our_ids: HashSet<String>,
     responses: HashMap<String, Value>,
+    /// Every response to our requests, kept after it was taken (for `no_response`).
+    answered: HashMap<String, Value>,
     queue: Vec<Queued>,
     messages: usize,
     invalid: Vec<String>,
     stdout_text: String,
     stdout_closed: bool,
+    stderr_closed: bool,
     stderr: Vec<u8>,
     stderr_dropped: usize,
     transcript: VecDeque<String>,
@@ -207,11 +210,7 @@ impl Session {
                 return Some(Ok(r));
             }
             if inbox.stdout_closed {
-                let how = inbox
-                    .exit
-                    .map(|s| s.to_string())
-                    .unwrap_or_else(|| "stdout closed".to_string());
-                return Some(Err(SessionError::Exited(how)));
+                return Some(Err(SessionError::Exited));
             }
             None
         })
@@ -270,14 +269,52 @@ impl Session {
         .await
     }
 
-    /// Every unsolicited message received so far (consumed or not).
-    pub fn unsolicited(&self) -> Vec<Value> {
-        self.shared
-            .lock()
+    /// The response to one of our requests if it arrives within `timeout` (whether or not
+    /// it was already taken by [`Session::response`]).
+    pub async fn answered(&self, id: &Value, timeout: Duration) -> Option<Value> {
+        let key = id_key(id);
+        self.wait_for(timeout, |inbox| inbox.answered.get(&key).cloned())
+            .await
+            .ok()
+    }
+
+    /// Waits up to `timeout` for an unsolicited message (one that is not a response to our
+    /// own requests) for which `accept` is true; `None` if none came.
+    pub async fn find_any_message(
+        &self,
+        timeout: Duration,
+        mut accept: impl FnMut(&Value) -> bool,
+    ) -> Option<Value> {
+        self.wait_for(timeout, |inbox| {
+            inbox
+                .queue
+                .iter()
+                .find(|q| accept(&q.message))
+                .map(|q| q.message.clone())
+        })
+        .await
+        .ok()
+    }
+
+    /// Messages not consumed yet (what `expect_message` can still take).
+    pub fn unconsumed(&self) -> Vec<Value> {
+        let inbox = self.shared.lock();
+        inbox
             .queue
             .iter()
+            .filter(|q| !q.consumed)
             .map(|q| q.message.clone())
             .collect()
+    }
+
+    /// Waits (up to `timeout`) until the server's stdout and stderr reached end of file, so
+    /// what it wrote before exiting has all been read.
+    pub async fn wait_streams_closed(&self, timeout: Duration) {
+        let _ = self
+            .wait_for(timeout, |inbox| {
+                (inbox.stdout_closed && inbox.stderr_closed).then_some(())
+            })
+            .await;
     }
 
     /// Progress notifications received for a token.
@@ -343,8 +380,12 @@ impl Session {
         self.shared.lock().exit
     }
 
-    /// Sends a signal to the server process.
+    /// Sends a signal to the server process (not once it has exited and been reaped: the
+    /// pid may belong to someone else by then).
     pub fn signal(&self, signal: Signal) {
+        if self.exit_status().is_some() {
+            return;
+        }
         if let Ok(raw) = i32::try_from(self.pid) {
             let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(raw), signal);
         }
@@ -439,6 +480,7 @@ fn handle_line(shared: &Shared, line: &str) -> Option<Value> {
         && let Some(id) = &id
         && inbox.our_ids.remove(&id_key(id))
     {
+        inbox.answered.insert(id_key(id), msg.clone());
         inbox.responses.insert(id_key(id), msg);
         return None;
     }
@@ -499,7 +541,11 @@ async fn read_stderr(mut err: tokio::process::ChildStderr, shared: Arc<Shared>) 
     let mut chunk = vec![0u8; 16 * 1024];
     loop {
         match err.read(&mut chunk).await {
-            Ok(0) | Err(_) => break,
+            Ok(0) | Err(_) => {
+                shared.lock().stderr_closed = true;
+                shared.changed.notify_waiters();
+                break;
+            }
             Ok(n) => {
                 let mut inbox = shared.lock();
                 inbox.stderr.extend_from_slice(&chunk[..n]);

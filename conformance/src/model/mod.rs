@@ -50,7 +50,7 @@ pub struct Scenario {
     pub knobs: BTreeMap<String, Value>,
     pub timeout: Option<Duration>,
     pub step_timeout: Option<Duration>,
-    pub vars: BTreeMap<String, Value>,
+    pub vars: indexmap::IndexMap<String, Value>,
     /// Servers in declaration order; the first is the default for steps without `on`.
     pub servers: Vec<(String, ServerSpec)>,
     pub sandbox: SandboxSpec,
@@ -106,6 +106,7 @@ pub enum StepKind {
     },
     ExpectMessage(Value),
     NoMessage(Value),
+    NoResponse(String),
     Admin {
         args: Vec<String>,
         stdin: Option<String>,
@@ -125,7 +126,7 @@ pub enum StepKind {
     WaitExit,
     Kill(String),
     Parallel(Vec<Step>),
-    Set(BTreeMap<String, Value>),
+    Set(indexmap::IndexMap<String, Value>),
     Repeat {
         times: u64,
         var: String,

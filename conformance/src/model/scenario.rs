@@ -8,6 +8,7 @@
 
 use crate::duration::Span;
 use crate::sandbox::DirSpec;
+use indexmap::IndexMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
@@ -45,10 +46,10 @@ pub struct RawScenario {
     pub step_timeout: Option<Span>,
     /// Extra variables, expanded once at the start.
     #[serde(default)]
-    pub vars: BTreeMap<String, Value>,
-    /// The servers to start, by name (default: one server called `main`).
+    pub vars: IndexMap<String, Value>,
+    /// The servers to start, by name, in this order (default: one server called `main`).
     #[serde(default)]
-    pub servers: Option<BTreeMap<String, ServerSpec>>,
+    pub servers: Option<IndexMap<String, ServerSpec>>,
     /// Seed of the `${workspace}` folder.
     #[serde(default)]
     pub workspace: DirSpec,
@@ -142,7 +143,12 @@ pub struct RawStep {
     #[serde(default)]
     #[schemars(with = "Option<Value>")]
     pub expect_message: Option<Spanned<Value>>,
-    /// Fail if any message received so far (or within `within`) matches this pattern.
+    /// Fail if the request sent with `nowait: HANDLE` is answered (so far, or within
+    /// `within`): e.g. a cancelled request must never be answered.
+    #[serde(default)]
+    pub no_response: Option<String>,
+    /// Fail if any unsolicited message (not a response to this client's own requests)
+    /// received so far, or within `within`, matches this pattern.
     #[serde(default)]
     #[schemars(with = "Option<Value>")]
     pub no_message: Option<Spanned<Value>>,
@@ -188,7 +194,7 @@ pub struct RawStep {
     pub parallel: Option<Vec<Spanned<RawStep>>>,
     /// Set variables (values are expanded).
     #[serde(default)]
-    pub set: Option<BTreeMap<String, Value>>,
+    pub set: Option<IndexMap<String, Value>>,
     /// Run steps several times, with the round number in a variable.
     #[serde(default)]
     pub repeat: Option<RepeatSpec>,
@@ -202,7 +208,7 @@ pub struct RawStep {
     /// Which server the step talks to (default: the first declared).
     #[serde(default)]
     pub on: Option<String>,
-    /// Tool arguments (`call`, `poll`).
+    /// Tool arguments (`call`; `poll` takes them inside `poll:`).
     #[serde(default)]
     pub args: Option<Value>,
     /// Request or notification params (`request`, `notify`).

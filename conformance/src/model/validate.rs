@@ -105,6 +105,7 @@ const MODIFIERS: &[(&str, &[&str])] = &[
             "poll",
             "expect_message",
             "no_message",
+            "no_response",
             "file",
             "processes",
             "stderr",
@@ -153,7 +154,12 @@ impl Ctx<'_> {
     fn pattern(&mut self, pos: Position, what: &str, pattern: &Spanned<Value>) -> Value {
         let at = position_of(&pattern.referenced).unwrap_or(pos);
         if let Err(e) = check_pattern(&pattern.value) {
-            self.error(at, format!("invalid `{what}` pattern: {e}"));
+            let one_line = e
+                .to_string()
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ");
+            self.error(at, format!("invalid `{what}` pattern: {one_line}"));
         }
         pattern.value.clone()
     }
@@ -299,6 +305,10 @@ impl Ctx<'_> {
                 StepKind::ExpectMessage(expect_message.unwrap_or(Value::Null)),
                 "expect_message".to_string(),
             ),
+            "no_response" => {
+                let handle = raw.no_response.unwrap_or_default();
+                (StepKind::NoResponse(handle.clone()), label_of(&handle))
+            }
             "no_message" => (
                 StepKind::NoMessage(no_message.unwrap_or(Value::Null)),
                 "no_message".to_string(),
@@ -442,6 +452,7 @@ fn kinds_present(raw: &RawStep) -> Vec<&'static str> {
         ("send", raw.send.is_some()),
         ("expect_message", raw.expect_message.is_some()),
         ("no_message", raw.no_message.is_some()),
+        ("no_response", raw.no_response.is_some()),
         ("admin", raw.admin.is_some()),
         ("exec", raw.exec.is_some()),
         ("file", raw.file.is_some()),

@@ -18,6 +18,9 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::time::Instant;
 
+/// Progress tokens unique in this process, so rounds of a `repeat` never share one.
+static PROGRESS_TOKENS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
 impl Run<'_> {
     pub(super) async fn session(
         &self,
@@ -93,7 +96,7 @@ impl Run<'_> {
                 progress,
                 nowait,
             } => {
-                let (index, s) = self.session(on).await?;
+                let (_, s) = self.session(on).await?;
                 let mut params = json!({"name": self.expand_str(name)?});
                 params["arguments"] = match args {
                     Some(a) => self.expand(a)?,
@@ -103,7 +106,10 @@ impl Run<'_> {
                     Some(m) => self.expand(m)?,
                     None => Value::Null,
                 };
-                let token = progress.then(|| json!(format!("progress-{}", step.position.line)));
+                let token = progress.then(|| {
+                    let n = PROGRESS_TOKENS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    json!(format!("conformance-progress-{n}"))
+                });
                 if let Some(t) = &token {
                     if !meta_value.is_object() {
                         meta_value = json!({});
@@ -118,7 +124,7 @@ impl Run<'_> {
                     .await
                     .map_err(session_failure)?;
                 if let Some(handle) = nowait {
-                    self.remember(handle, index, id, true, token);
+                    self.remember(handle, s.clone(), id, true, token);
                     return Ok(None);
                 }
                 let resp = s.response(&id, timeout).await.map_err(session_failure)?;
@@ -126,19 +132,14 @@ impl Run<'_> {
                 Ok(Some(call_observation(&resp, progress)))
             }
             StepKind::Await(handle) => {
-                let pending = lock(&self.pending).remove(handle).ok_or_else(|| {
+                let pending = lock(&self.pending).get(handle).cloned().ok_or_else(|| {
                     StepFailure::error(format!(
                         "await {handle}: no request was sent with nowait: {handle}"
                     ))
                 })?;
-                let s = self.servers[pending.server]
-                    .current()
-                    .await
-                    .ok_or_else(|| {
-                        StepFailure::assertion(format!(
-                            "await {handle}: the server is no longer running"
-                        ))
-                    })?;
+                // The session the request went to, even if the server restarted since:
+                // a new session numbers its requests from 1 again.
+                let s = pending.session.clone();
                 let resp = s
                     .response(&pending.id, timeout)
                     .await
@@ -161,7 +162,7 @@ impl Run<'_> {
                 });
                 let until = self.expand(until)?;
                 let within = step.within.unwrap_or(timeout);
-                let every = step.every.unwrap_or(Duration::from_millis(100));
+                let every = step.every.unwrap_or(super::steps::DEFAULT_EVERY);
                 let deadline = Instant::now() + within;
                 loop {
                     let resp = s
@@ -171,13 +172,13 @@ impl Run<'_> {
                     let obs = call_observation(&resp, Vec::new());
                     match matches(&until, &obs) {
                         Ok(()) => return Ok(Some(obs)),
-                        Err(m) if Instant::now() + every > deadline => {
+                        Err(m) if Instant::now() >= deadline => {
                             let mut f = StepFailure::mismatch(&m, "`until`");
                             f.message =
                                 format!("still not matched after {within:?}: {}", f.message);
                             return Err(f);
                         }
-                        Err(_) => tokio::time::sleep(every).await,
+                        Err(_) => tokio::time::sleep(every.min(deadline - Instant::now())).await,
                     }
                 }
             }
@@ -187,7 +188,7 @@ impl Run<'_> {
                 meta,
                 nowait,
             } => {
-                let (index, s) = self.session(on).await?;
+                let (_, s) = self.session(on).await?;
                 let mut p = match params {
                     Some(p) => Some(self.expand(p)?),
                     None => None,
@@ -204,7 +205,7 @@ impl Run<'_> {
                     .await
                     .map_err(session_failure)?;
                 if let Some(handle) = nowait {
-                    self.remember(handle, index, id, false, None);
+                    self.remember(handle, s.clone(), id, false, None);
                     return Ok(None);
                 }
                 let resp = s.response(&id, timeout).await.map_err(session_failure)?;
@@ -244,7 +245,25 @@ impl Run<'_> {
                             "no message matching the pattern arrived within {within:?}"
                         ));
                         f.expected = Some(pattern);
-                        f.actual = Some(Value::Array(s.unsolicited()));
+                        f.actual = Some(Value::Array(s.unconsumed()));
+                        Err(f)
+                    }
+                }
+            }
+            StepKind::NoResponse(handle) => {
+                let pending = lock(&self.pending).get(handle).cloned().ok_or_else(|| {
+                    StepFailure::error(format!(
+                        "no_response {handle}: no request was sent with nowait: {handle}"
+                    ))
+                })?;
+                let within = step.within.unwrap_or(Duration::ZERO);
+                match pending.session.answered(&pending.id, within).await {
+                    None => Ok(None),
+                    Some(resp) => {
+                        let mut f = StepFailure::assertion(format!(
+                            "the request sent as {handle} was answered"
+                        ));
+                        f.actual = Some(resp);
                         Err(f)
                     }
                 }
@@ -252,18 +271,12 @@ impl Run<'_> {
             StepKind::NoMessage(pattern) => {
                 let (_, s) = self.session(on).await?;
                 let pattern = self.expand(pattern)?;
+                // Unsolicited messages only: responses to our own requests are checked with
+                // `no_response`.
+                let within = step.within.unwrap_or(Duration::ZERO);
                 let seen = s
-                    .unsolicited()
-                    .into_iter()
-                    .find(|m| matches(&pattern, m).is_ok());
-                let seen = match (seen, step.within) {
-                    (Some(m), _) => Some(m),
-                    (None, Some(within)) => s
-                        .take_message(within, |m| matches(&pattern, m).is_ok())
-                        .await
-                        .ok(),
-                    (None, None) => None,
-                };
+                    .find_any_message(within, |m| matches(&pattern, m).is_ok())
+                    .await;
                 match seen {
                     None => Ok(None),
                     Some(m) => {
@@ -406,6 +419,11 @@ impl Run<'_> {
                 }
                 let within = step.within.unwrap_or(timeout);
                 let status = s.wait_exit(within).await;
+                if status.is_some() {
+                    // What it wrote before exiting is still in the pipes: read it all (a
+                    // descendant holding them open is cut off after a second).
+                    s.wait_streams_closed(Duration::from_secs(1)).await;
+                }
                 let mut obs = exit_observation(status);
                 obs["stdout"] = s.stdout_observation()["text"].clone();
                 obs["stderr"] = json!(s.stderr_text());

@@ -100,7 +100,7 @@ impl ServerSlot {
 /// A request sent with `nowait`, collected later by `await`.
 #[derive(Debug, Clone)]
 pub struct Pending {
-    pub server: usize,
+    pub session: Arc<Session>,
     pub id: Value,
     pub is_call: bool,
     pub progress_token: Option<Value>,
@@ -119,6 +119,10 @@ pub struct Run<'a> {
     pub pidfiles: Mutex<Vec<PathBuf>>,
     /// Durations of the top-level steps that finished.
     pub timings: Mutex<Vec<super::scenario::StepTiming>>,
+    /// The index of the top-level step running now (for a scenario deadline's report).
+    pub current_step: Mutex<Option<usize>>,
+    /// Seconds since boot when the scenario started (pids started before are never killed).
+    pub started_uptime: Option<f64>,
 }
 
 /// Locks a std mutex, ignoring poisoning (a panicked step must not hide the report).

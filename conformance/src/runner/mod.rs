@@ -39,53 +39,68 @@ pub async fn run_all(
     mut on_finish: impl FnMut(&ScenarioResult),
 ) -> RunReport {
     let started = Instant::now();
+    let target_name = tctx.target.name.clone();
+    let target_file = tctx.display.clone();
     let semaphore = Arc::new(Semaphore::new(options.jobs.max(1)));
     let (tx, mut rx) = mpsc::unbounded_channel::<Event>();
-    let baseline = options.baseline.clone().unwrap_or_default();
+    let baseline = Arc::new(options.baseline.clone().unwrap_or_default());
+    let fail_fast = options.fail_fast;
     let total = scenarios.len();
     let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
-    for (index, scenario) in scenarios.into_iter().enumerate() {
-        let tctx = tctx.clone();
+    // One dispatcher takes the permits in scenario order, so scenarios start in order and
+    // a failure seen under --fail-fast stops everything not yet started.
+    let dispatcher = {
         let tx = tx.clone();
-        let semaphore = semaphore.clone();
         let stop = stop.clone();
+        let baseline = baseline.clone();
         tokio::spawn(async move {
-            let Ok(_permit) = semaphore.acquire_owned().await else {
-                return;
-            };
-            let mut result = if stop.load(std::sync::atomic::Ordering::SeqCst) {
-                skipped(
-                    &scenario,
-                    "not run: an earlier scenario failed (--fail-fast)",
-                )
-            } else {
-                let _ = tx.send(Event::Started(scenario.name.clone()));
-                run_scenario(&tctx, &scenario).await
-            };
-            result.baseline_expected_failure = false;
-            let _ = tx.send(Event::Finished(index, Box::new(result)));
-        });
-    }
+            for (index, scenario) in scenarios.into_iter().enumerate() {
+                let Ok(permit) = semaphore.clone().acquire_owned().await else {
+                    return;
+                };
+                let tctx = tctx.clone();
+                let tx = tx.clone();
+                let stop = stop.clone();
+                let baseline = baseline.clone();
+                tokio::spawn(async move {
+                    let _permit = permit;
+                    let mut result = if stop.load(std::sync::atomic::Ordering::SeqCst) {
+                        skipped(
+                            &scenario,
+                            "not run: an earlier scenario failed (--fail-fast)",
+                        )
+                    } else {
+                        let _ = tx.send(Event::Started(scenario.name.clone()));
+                        run_scenario(&tctx, &scenario).await
+                    };
+                    result.baseline_expected_failure =
+                        result.status == Status::Failed && baseline.contains(&result.name);
+                    // Decided before this scenario's permit is released, so the next one
+                    // cannot start after an unexpected failure.
+                    if fail_fast
+                        && result.status == Status::Failed
+                        && !result.baseline_expected_failure
+                    {
+                        stop.store(true, std::sync::atomic::Ordering::SeqCst);
+                    }
+                    let _ = tx.send(Event::Finished(index, Box::new(result)));
+                });
+            }
+        })
+    };
     drop(tx);
     let mut results: Vec<Option<ScenarioResult>> = (0..total).map(|_| None).collect();
     while let Some(event) = rx.recv().await {
         match event {
             Event::Started(name) => on_start(&name),
             Event::Finished(index, result) => {
-                let mut result = *result;
-                result.baseline_expected_failure =
-                    result.status == Status::Failed && baseline.contains(&result.name);
-                if options.fail_fast
-                    && result.status == Status::Failed
-                    && !result.baseline_expected_failure
-                {
-                    stop.store(true, std::sync::atomic::Ordering::SeqCst);
-                }
+                let result = *result;
                 on_finish(&result);
                 results[index] = Some(result);
             }
         }
     }
+    let _ = dispatcher.await;
     let scenarios: Vec<ScenarioResult> = results.into_iter().flatten().collect();
     let names: BTreeSet<&str> = scenarios.iter().map(|r| r.name.as_str()).collect();
     let stale_baseline = scenarios
@@ -99,8 +114,8 @@ pub async fn run_all(
         .cloned()
         .collect();
     RunReport {
-        target: tctx.target.name.clone(),
-        target_file: tctx.display.clone(),
+        target: target_name,
+        target_file,
         scenarios,
         duration: started.elapsed(),
         stale_baseline,

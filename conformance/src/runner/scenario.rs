@@ -40,7 +40,23 @@ pub fn skip_reason(tctx: &TargetCtx, scenario: &Scenario) -> Option<String> {
             missing.join(", ")
         ));
     }
+    if tctx.target.admin.is_none() && uses_admin(&scenario.steps) {
+        return Some(format!(
+            "target {} has no operator command (the scenario has admin steps)",
+            tctx.target.name
+        ));
+    }
     None
+}
+
+/// True when a step (at any depth) runs the operator command.
+fn uses_admin(steps: &[crate::model::Step]) -> bool {
+    use crate::model::StepKind;
+    steps.iter().any(|s| match &s.kind {
+        StepKind::Admin { .. } => true,
+        StepKind::Parallel(inner) | StepKind::Repeat { steps: inner, .. } => uses_admin(inner),
+        _ => false,
+    })
 }
 
 /// Runs one scenario to a result; never panics on server behaviour.
@@ -180,6 +196,8 @@ fn setup<'a>(tctx: &'a TargetCtx, scenario: &'a Scenario) -> Result<Run<'a>, Str
         pending: Mutex::new(HashMap::new()),
         pidfiles: Mutex::new(Vec::new()),
         timings: Mutex::new(Vec::new()),
+        current_step: Mutex::new(None),
+        started_uptime: crate::process::uptime_secs(),
     })
 }
 
@@ -199,6 +217,7 @@ async fn execute(run: &Run<'_>) -> Result<(), Failure> {
         }
         for (index, step) in run.scenario.steps.iter().enumerate() {
             let began = Instant::now();
+            *lock(&run.current_step) = Some(index);
             run.step(step)
                 .await
                 .map_err(|e| run.failure_for(Some(step), index, e))?;
@@ -212,13 +231,17 @@ async fn execute(run: &Run<'_>) -> Result<(), Failure> {
     };
     let outcome = match tokio::time::timeout(deadline, body).await {
         Ok(r) => r,
-        Err(_) => Err(run.failure_for(
-            None,
-            0,
-            StepFailure::assertion(format!(
-                "the scenario did not finish within its deadline of {deadline:?}"
-            )),
-        )),
+        Err(_) => {
+            let index = *lock(&run.current_step);
+            let step = index.and_then(|i| run.scenario.steps.get(i));
+            Err(run.failure_for(
+                step,
+                index.unwrap_or(0),
+                StepFailure::assertion(format!(
+                    "the scenario did not finish within its deadline of {deadline:?}"
+                )),
+            ))
+        }
     };
     run.teardown().await;
     outcome
@@ -279,7 +302,10 @@ impl Run<'_> {
         futures::future::join_all(shutdowns).await;
         let pidfiles = lock(&self.pidfiles).clone();
         for file in pidfiles {
-            for pid in super::steps::read_pids(&file) {
+            for pid in super::steps::read_pids(&file)
+                .into_iter()
+                .filter(|p| crate::process::started_since(*p, self.started_uptime))
+            {
                 let _ = nix::sys::signal::kill(
                     nix::unistd::Pid::from_raw(pid),
                     nix::sys::signal::Signal::SIGKILL,

@@ -7,18 +7,19 @@
 use super::context::{Pending, Run, lock};
 use super::observe::response_observation;
 use crate::matcher::{Mismatch, matches};
-use crate::model::Step;
+use crate::model::{Step, StepKind};
 use crate::process::{Invocation, run_to_end};
 use crate::report::FailureKind;
 use crate::session::{Session, SessionError};
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::time::Instant;
 
 /// Default interval between attempts of `poll` and `within`.
-const DEFAULT_EVERY: Duration = Duration::from_millis(50);
+pub(super) const DEFAULT_EVERY: Duration = Duration::from_millis(50);
 
 /// Why a step failed.
 #[derive(Debug, Clone)]
@@ -84,14 +85,22 @@ impl Run<'_> {
     pub fn step<'s>(&'s self, step: &'s Step) -> BoxFuture<'s, Result<(), StepFailure>> {
         Box::pin(async move {
             let timeout = step.timeout.unwrap_or(self.step_timeout);
-            let budget = timeout.max(step.within.unwrap_or_default()) + Duration::from_secs(2);
-            let observed = tokio::time::timeout(budget, self.act(step, timeout))
-                .await
-                .unwrap_or_else(|_| {
-                    Err(StepFailure::assertion(format!(
-                        "the step did not finish within {budget:?}"
-                    )))
-                });
+            let observed = if matches!(step.kind, StepKind::Repeat { .. } | StepKind::Parallel(_))
+                && step.timeout.is_none()
+            {
+                // A block has no deadline of its own: each inner step has one (and the
+                // scenario's deadline bounds the whole).
+                self.act(step, timeout).await
+            } else {
+                let budget = timeout.max(step.within.unwrap_or_default()) + Duration::from_secs(2);
+                tokio::time::timeout(budget, self.act(step, timeout))
+                    .await
+                    .unwrap_or_else(|_| {
+                        Err(StepFailure::assertion(format!(
+                            "the step did not finish within {budget:?}"
+                        )))
+                    })
+            };
             let observed = observed.map_err(|mut f| {
                 if f.step.is_none() {
                     f.step = Some(Box::new(step.clone()));
@@ -131,7 +140,7 @@ impl Run<'_> {
     pub(super) fn remember(
         &self,
         handle: &str,
-        server: usize,
+        session: Arc<Session>,
         id: Value,
         is_call: bool,
         token: Option<Value>,
@@ -140,7 +149,7 @@ impl Run<'_> {
         lock(&self.pending).insert(
             handle.to_string(),
             Pending {
-                server,
+                session,
                 id,
                 is_call,
                 progress_token: token,
@@ -239,10 +248,11 @@ impl Run<'_> {
         loop {
             let obs = observe().await?;
             let done = pattern.as_ref().is_none_or(|p| matches(p, &obs).is_ok());
-            if done || Instant::now() + every > deadline {
+            // The last attempt happens at the deadline, never one interval before it.
+            if done || Instant::now() >= deadline {
                 return Ok(Some(obs));
             }
-            tokio::time::sleep(every).await;
+            tokio::time::sleep(every.min(deadline - Instant::now())).await;
         }
     }
 }

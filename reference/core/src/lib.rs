@@ -1,8 +1,35 @@
 //! Safety core shared by the reference servers (`mcp-toolhub`, `safe-mcp`, `mcp-hub`).
 //!
 //! It depends on no MCP crate, so every allow/deny decision can be tested without a protocol
-//! session. The modules arrive with the ToolHub issues; until then the crate only fixes the
-//! name and place every server depends on.
+//! session. Modules:
+//!
+//! - [`clock`]: injectable time ([`clock::Clock`], [`clock::Timestamp`]) so expiry and pruning
+//!   are testable without sleeping.
+//! - [`digest`]: SHA-256 helpers.
+//! - [`ids`]: unguessable request and trace identifiers from the OS random source.
+//! - [`config`]: one-line configuration errors for the workspace and the state root.
+//! - [`jail`]: workspace confinement ([`jail::Workspace`], [`jail::RelPath`]) that never follows
+//!   a symlink, built on `openat` + `O_NOFOLLOW` relative to directory descriptors.
+//! - [`fsio`]: atomic file replacement and a cross-process `flock` lock with a deadline.
+//! - [`state`]: the trusted state root and its permanent workspace binding.
+//! - [`approvals`]: the expiring, single-use approval store with capacity limits and pruning.
+//! - [`audit`]: the bounded, redacted JSON Lines audit log with keep-last compaction.
+//! - [`redact`]: secret redaction for JSON values and strings.
+//! - [`patch`]: applying a single-file unified diff exactly.
+
+#![cfg_attr(test, allow(clippy::unwrap_used))]
+
+pub mod approvals;
+pub mod audit;
+pub mod clock;
+pub mod config;
+pub mod digest;
+pub mod fsio;
+pub mod ids;
+pub mod jail;
+pub mod patch;
+pub mod redact;
+pub mod state;
 
 /// The workspace version, shared by every reference binary's `--version`.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -1,17 +1,5 @@
-//! `mcp-toolhub`: placeholder until its issue lands. It answers `--version` and refuses to serve,
-//! so nothing mistakes it for a working server.
+//! `mcp-toolhub`: the stdio MCP server (see [`mcp_toolhub::serve`]).
 
-use std::process::ExitCode;
-
-fn main() -> ExitCode {
-    match std::env::args().nth(1).as_deref() {
-        Some("--version") | Some("-V") => {
-            println!("mcp-toolhub {}", mcp_safety_core::VERSION);
-            ExitCode::SUCCESS
-        }
-        _ => {
-            eprintln!("mcp-toolhub: not implemented yet");
-            ExitCode::from(2)
-        }
-    }
+fn main() -> std::process::ExitCode {
+    mcp_toolhub::serve::main()
 }

@@ -1,0 +1,368 @@
+//! The trusted state root and its permanent binding to one workspace.
+//!
+//! The state root holds `workspace-binding.json`, `approvals.json` and `audit.jsonl` (plus
+//! lock files). It must live outside the workspace so the agent's filesystem tools can never
+//! read or forge approval state. On first valid use the directory is bound to the canonical
+//! workspace; every later use verifies the binding and fails closed if it names another
+//! workspace, so two workspaces can never share (and confuse) approvals.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::{ConfigError, io_reason};
+use crate::fsio::{FileLock, atomic_write};
+use crate::jail::Workspace;
+
+/// File name of the binding record.
+pub const BINDING_FILE: &str = "workspace-binding.json";
+/// File name of the approval store.
+pub const APPROVALS_FILE: &str = "approvals.json";
+/// File name of the approval store's lock.
+pub const APPROVALS_LOCK_FILE: &str = "approvals.lock";
+/// File name of the audit log.
+pub const AUDIT_FILE: &str = "audit.jsonl";
+/// File name of the audit log's lock.
+pub const AUDIT_LOCK_FILE: &str = "audit.lock";
+/// File name of the lock serializing binding creation.
+pub const BINDING_LOCK_FILE: &str = "binding.lock";
+/// Directory name below the per-user state base.
+pub const APP_DIR: &str = "mcp-toolhub";
+
+/// Contents of `workspace-binding.json`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Binding {
+    /// Format version, currently 1.
+    pub version: u32,
+    /// The canonical workspace path.
+    pub workspace: String,
+    /// SHA-256 hex of `workspace`.
+    pub workspace_id: String,
+}
+
+/// A resolved, created, canonical and bound state directory.
+#[derive(Debug, Clone)]
+pub struct StateRoot {
+    dir: PathBuf,
+    workspace_id: String,
+    workspace: String,
+}
+
+impl StateRoot {
+    /// Resolves the state root for `workspace`.
+    ///
+    /// - `explicit` (e.g. `TOOLHUB_STATE_ROOT`): must be absolute (an empty string is not, and
+    ///   fails closed); created (0700) if missing; used as is, without a per-workspace
+    ///   sub-namespace.
+    /// - otherwise: `$XDG_STATE_HOME/mcp-toolhub` if `XDG_STATE_HOME` is set and absolute,
+    ///   else `$HOME/.local/state/mcp-toolhub`, then `workspaces/<workspace id>`.
+    ///
+    /// In both cases the directory is canonicalized and refused if it is inside the workspace
+    /// (checked before anything is created, and again after canonicalization), then bound.
+    /// `env` looks up environment variables (pass `|k| std::env::var(k).ok()`).
+    pub fn resolve(
+        workspace: &Workspace,
+        explicit: Option<&str>,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<StateRoot, ConfigError> {
+        let wanted = match explicit {
+            Some(raw) => {
+                let p = Path::new(raw);
+                if raw.is_empty() || !p.is_absolute() {
+                    return Err(ConfigError::StateRootNotAbsolute);
+                }
+                p.to_path_buf()
+            }
+            None => default_base(env)?.join("workspaces").join(workspace.id()),
+        };
+        if would_be_inside(workspace, &wanted) {
+            return Err(ConfigError::StateRootInsideWorkspace);
+        }
+        create_private_dir_all(&wanted)?;
+        let dir =
+            std::fs::canonicalize(&wanted).map_err(|e| ConfigError::StateRootIo(io_reason(&e)))?;
+        if !dir.is_dir() {
+            return Err(ConfigError::StateRootIo("not a directory".into()));
+        }
+        if workspace.contains_canonical(&dir) {
+            return Err(ConfigError::StateRootInsideWorkspace);
+        }
+        if dir.to_str().is_none() {
+            return Err(ConfigError::StateRootNotUtf8);
+        }
+        let root = StateRoot {
+            dir,
+            workspace_id: workspace.id().to_string(),
+            workspace: workspace.root_str().to_string(),
+        };
+        root.bind()?;
+        Ok(root)
+    }
+
+    /// Writes the binding on first use, or verifies it.
+    fn bind(&self) -> Result<(), ConfigError> {
+        let _lock = FileLock::acquire(
+            &self.dir.join(BINDING_LOCK_FILE),
+            crate::fsio::DEFAULT_LOCK_TIMEOUT,
+        )
+        .map_err(|e| ConfigError::StateRootIo(e.to_string()))?;
+        let path = self.binding_path();
+        match std::fs::read(&path) {
+            Ok(bytes) => {
+                let b: Binding =
+                    serde_json::from_slice(&bytes).map_err(|_| ConfigError::BindingMalformed)?;
+                if b.version != 1 {
+                    return Err(ConfigError::BindingMalformed);
+                }
+                if b.workspace != self.workspace || b.workspace_id != self.workspace_id {
+                    return Err(ConfigError::BoundToOtherWorkspace);
+                }
+                Ok(())
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                let b = Binding {
+                    version: 1,
+                    workspace: self.workspace.clone(),
+                    workspace_id: self.workspace_id.clone(),
+                };
+                let mut bytes = serde_json::to_vec_pretty(&b)
+                    .map_err(|e| ConfigError::StateRootIo(e.to_string()))?;
+                bytes.push(b'\n');
+                atomic_write(&path, &bytes).map_err(|e| ConfigError::StateRootIo(io_reason(&e)))
+            }
+            Err(e) => Err(ConfigError::StateRootIo(io_reason(&e))),
+        }
+    }
+
+    /// The canonical state directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The bound workspace's identifier (SHA-256 hex of its canonical path).
+    pub fn workspace_id(&self) -> &str {
+        &self.workspace_id
+    }
+
+    /// The bound workspace's canonical path.
+    pub fn workspace_path(&self) -> &str {
+        &self.workspace
+    }
+
+    /// `workspace-binding.json`.
+    pub fn binding_path(&self) -> PathBuf {
+        self.dir.join(BINDING_FILE)
+    }
+
+    /// `approvals.json`.
+    pub fn approvals_path(&self) -> PathBuf {
+        self.dir.join(APPROVALS_FILE)
+    }
+
+    /// `approvals.lock`.
+    pub fn approvals_lock_path(&self) -> PathBuf {
+        self.dir.join(APPROVALS_LOCK_FILE)
+    }
+
+    /// `audit.jsonl`.
+    pub fn audit_path(&self) -> PathBuf {
+        self.dir.join(AUDIT_FILE)
+    }
+
+    /// `audit.lock`.
+    pub fn audit_lock_path(&self) -> PathBuf {
+        self.dir.join(AUDIT_LOCK_FILE)
+    }
+}
+
+/// The per-user base directory (`.../mcp-toolhub`) used when no explicit root is given.
+pub fn default_base(env: &dyn Fn(&str) -> Option<String>) -> Result<PathBuf, ConfigError> {
+    if let Some(x) = env("XDG_STATE_HOME").filter(|v| Path::new(v).is_absolute()) {
+        return Ok(PathBuf::from(x).join(APP_DIR));
+    }
+    match env("HOME").filter(|v| Path::new(v).is_absolute()) {
+        Some(h) => Ok(PathBuf::from(h).join(".local").join("state").join(APP_DIR)),
+        None => Err(ConfigError::StateRootNoBase),
+    }
+}
+
+/// Canonicalizes the longest existing ancestor of `p`, appends the rest lexically, and checks
+/// containment, so we refuse before creating anything inside the workspace.
+fn would_be_inside(ws: &Workspace, p: &Path) -> bool {
+    let mut existing = p.to_path_buf();
+    let mut rest: Vec<std::ffi::OsString> = Vec::new();
+    loop {
+        if let Ok(c) = std::fs::canonicalize(&existing) {
+            let mut full = c;
+            for r in rest.iter().rev() {
+                if r == ".." {
+                    full.pop();
+                } else if r != "." {
+                    full.push(r);
+                }
+            }
+            return ws.contains_canonical(&full);
+        }
+        match (existing.file_name(), existing.parent()) {
+            (Some(name), Some(parent)) => {
+                rest.push(name.to_os_string());
+                existing = parent.to_path_buf();
+            }
+            _ => return false,
+        }
+    }
+}
+
+fn create_private_dir_all(p: &Path) -> Result<(), ConfigError> {
+    use std::os::unix::fs::DirBuilderExt;
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(p)
+        .map_err(|e| ConfigError::StateRootIo(io_reason(&e)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env_from(pairs: &[(&str, String)]) -> impl Fn(&str) -> Option<String> + use<> {
+        let pairs: Vec<(String, String)> = pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_string(), v.clone()))
+            .collect();
+        move |k: &str| pairs.iter().find(|(pk, _)| pk == k).map(|(_, v)| v.clone())
+    }
+
+    #[test]
+    fn explicit_root_is_bound_and_verified() {
+        let t = tempfile::tempdir().unwrap();
+        let ws_a = t.path().join("a");
+        let ws_b = t.path().join("b");
+        std::fs::create_dir_all(&ws_a).unwrap();
+        std::fs::create_dir_all(&ws_b).unwrap();
+        let state = t.path().join("state").join("nested");
+        let wa = Workspace::open(ws_a.to_str().unwrap()).unwrap();
+        let wb = Workspace::open(ws_b.to_str().unwrap()).unwrap();
+        let none = |_: &str| None;
+        let s = StateRoot::resolve(&wa, Some(state.to_str().unwrap()), &none).unwrap();
+        assert_eq!(s.workspace_id(), wa.id());
+        let binding: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(s.binding_path()).unwrap()).unwrap();
+        assert_eq!(binding["version"], 1);
+        assert_eq!(binding["workspace"], wa.root_str());
+        assert_eq!(binding["workspace_id"], wa.id());
+        // Re-use by the same workspace is fine; by another fails closed.
+        StateRoot::resolve(&wa, Some(state.to_str().unwrap()), &none).unwrap();
+        let e = StateRoot::resolve(&wb, Some(state.to_str().unwrap()), &none).unwrap_err();
+        assert!(matches!(e, ConfigError::BoundToOtherWorkspace), "{e:?}");
+        assert_eq!(
+            e.to_string(),
+            "state namespace belongs to a different workspace"
+        );
+    }
+
+    #[test]
+    fn explicit_root_must_be_absolute_and_outside() {
+        let t = tempfile::tempdir().unwrap();
+        let ws = t.path().join("ws");
+        std::fs::create_dir_all(ws.join("sub")).unwrap();
+        let w = Workspace::open(ws.to_str().unwrap()).unwrap();
+        let none = |_: &str| None;
+        for bad in ["", "relative/state", "./state"] {
+            let e = StateRoot::resolve(&w, Some(bad), &none).unwrap_err();
+            assert!(
+                matches!(e, ConfigError::StateRootNotAbsolute),
+                "{bad}: {e:?}"
+            );
+        }
+        let inside = ws.join("sub").join("state");
+        let e = StateRoot::resolve(&w, Some(inside.to_str().unwrap()), &none).unwrap_err();
+        assert!(matches!(e, ConfigError::StateRootInsideWorkspace));
+        assert!(!inside.exists(), "nothing created inside the workspace");
+        let e = StateRoot::resolve(&w, Some(ws.to_str().unwrap()), &none).unwrap_err();
+        assert!(matches!(e, ConfigError::StateRootInsideWorkspace));
+        // Via a symlink that points inside.
+        let link = t.path().join("sneaky");
+        std::os::unix::fs::symlink(ws.join("sub"), &link).unwrap();
+        let e = StateRoot::resolve(&w, Some(link.join("s").to_str().unwrap()), &none).unwrap_err();
+        assert!(matches!(e, ConfigError::StateRootInsideWorkspace));
+        // Lexical `..` that ends inside.
+        let dotdot = t.path().join("x").join("..").join("ws").join("st");
+        let e = StateRoot::resolve(&w, Some(dotdot.to_str().unwrap()), &none).unwrap_err();
+        assert!(matches!(e, ConfigError::StateRootInsideWorkspace));
+    }
+
+    #[test]
+    fn default_namespace_per_workspace() {
+        let t = tempfile::tempdir().unwrap();
+        let xdg = t.path().join("xdg");
+        let ws_a = t.path().join("a");
+        let ws_b = t.path().join("b");
+        std::fs::create_dir_all(&ws_a).unwrap();
+        std::fs::create_dir_all(&ws_b).unwrap();
+        let wa = Workspace::open(ws_a.to_str().unwrap()).unwrap();
+        let wb = Workspace::open(ws_b.to_str().unwrap()).unwrap();
+        let env = env_from(&[("XDG_STATE_HOME", xdg.to_str().unwrap().to_string())]);
+        let sa = StateRoot::resolve(&wa, None, &env).unwrap();
+        let sb = StateRoot::resolve(&wb, None, &env).unwrap();
+        assert_ne!(sa.dir(), sb.dir());
+        let canon_xdg = std::fs::canonicalize(&xdg).unwrap();
+        assert_eq!(
+            sa.dir(),
+            canon_xdg
+                .join("mcp-toolhub")
+                .join("workspaces")
+                .join(wa.id())
+        );
+        // HOME fallback, and relative XDG_STATE_HOME ignored.
+        let home = t.path().join("home");
+        std::fs::create_dir_all(&home).unwrap();
+        let env = env_from(&[
+            ("XDG_STATE_HOME", "relative".to_string()),
+            ("HOME", home.to_str().unwrap().to_string()),
+        ]);
+        let s = StateRoot::resolve(&wa, None, &env).unwrap();
+        assert!(
+            s.dir().starts_with(
+                std::fs::canonicalize(&home)
+                    .unwrap()
+                    .join(".local/state/mcp-toolhub/workspaces")
+            )
+        );
+        let none = |_: &str| None;
+        assert!(matches!(
+            StateRoot::resolve(&wa, None, &none).unwrap_err(),
+            ConfigError::StateRootNoBase
+        ));
+    }
+
+    #[test]
+    fn default_inside_workspace_is_refused() {
+        // Workspace = $HOME: the default state base would be inside it.
+        let t = tempfile::tempdir().unwrap();
+        let w = Workspace::open(t.path().to_str().unwrap()).unwrap();
+        let env = env_from(&[("HOME", t.path().to_str().unwrap().to_string())]);
+        let e = StateRoot::resolve(&w, None, &env).unwrap_err();
+        assert!(matches!(e, ConfigError::StateRootInsideWorkspace));
+        assert!(!t.path().join(".local").exists());
+    }
+
+    #[test]
+    fn malformed_binding_fails_closed() {
+        let t = tempfile::tempdir().unwrap();
+        let ws = t.path().join("ws");
+        std::fs::create_dir_all(&ws).unwrap();
+        let state = t.path().join("state");
+        std::fs::create_dir_all(&state).unwrap();
+        std::fs::write(state.join(BINDING_FILE), b"{not json").unwrap();
+        let w = Workspace::open(ws.to_str().unwrap()).unwrap();
+        let e = StateRoot::resolve(&w, Some(state.to_str().unwrap()), &|_| None).unwrap_err();
+        assert!(matches!(e, ConfigError::BindingMalformed));
+        assert_eq!(
+            std::fs::read(state.join(BINDING_FILE)).unwrap(),
+            b"{not json"
+        );
+    }
+}

@@ -1,0 +1,422 @@
+//! `mcp-toolhub-admin`: the trusted, human-facing operator CLI. It is not an MCP transport:
+//! it prints ordinary text to stdout. It reads the same environment as the server
+//! (`TOOLHUB_WORKSPACE_ROOT`, `TOOLHUB_STATE_ROOT`) and so works on the same bound state.
+//!
+//! - `list`: one line per request of this workspace.
+//! - `approve ID`: shows the protected request and approves it only if the operator types
+//!   `APPROVE` exactly (one line on stdin); anything else exits 1 and changes nothing.
+//! - `reject ID`: rejects at once, without confirmation: rejecting is the safe direction and
+//!   must stay scriptable.
+//! - `prune approvals --older-than-days N [--apply]`, `prune audit --keep-last N [--apply]`:
+//!   dry runs unless `--apply`.
+//!
+//! Exit codes: 0 success, 1 refused/failed operation, 2 usage or configuration error. Errors
+//! are one line on stderr.
+
+use std::io::{BufRead, Write};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{Parser, Subcommand};
+use mcp_safety_core::approvals::{ApprovalRecord, ApprovalStatus, Operation, StoreError};
+use mcp_safety_core::audit::AuditEvent;
+use serde_json::{Value, json};
+
+use crate::config::Config;
+use crate::hub::Hub;
+use crate::limits::ADMIN_PREVIEW_CHARS;
+
+const PROG: &str = "mcp-toolhub-admin";
+/// The exact confirmation word for `approve`.
+pub const CONFIRM_WORD: &str = "APPROVE";
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "mcp-toolhub-admin",
+    version,
+    about = "Trusted operator CLI for MCP ToolHub: list, approve, reject and prune approval requests and the audit log.",
+    after_help = "Uses the same TOOLHUB_WORKSPACE_ROOT / TOOLHUB_STATE_ROOT as the server. `approve` asks you to type APPROVE; `reject` needs no confirmation. Prunes are dry runs unless --apply.",
+    disable_help_subcommand = true
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// List this workspace's approval requests.
+    List,
+    /// Show a pending request and approve it after typing APPROVE.
+    Approve {
+        /// The request id (req_...).
+        request_id: String,
+    },
+    /// Reject a pending request (no confirmation).
+    Reject {
+        /// The request id (req_...).
+        request_id: String,
+    },
+    /// Explicit maintenance of trusted state (dry run unless --apply).
+    #[command(subcommand)]
+    Prune(Prune),
+}
+
+#[derive(Debug, Subcommand)]
+enum Prune {
+    /// Remove terminal (rejected, expired, consumed) requests older than N days.
+    Approvals {
+        #[arg(long, value_name = "N")]
+        older_than_days: u64,
+        /// Actually remove (default: dry run).
+        #[arg(long)]
+        apply: bool,
+    },
+    /// Keep only the newest N audit events.
+    Audit {
+        #[arg(long, value_name = "N")]
+        keep_last: usize,
+        /// Actually compact (default: dry run).
+        #[arg(long)]
+        apply: bool,
+    },
+}
+
+/// A failed command: one stderr line and exit 1.
+struct Failure(String);
+
+impl From<StoreError> for Failure {
+    fn from(e: StoreError) -> Self {
+        Failure(e.to_string())
+    }
+}
+
+/// The `mcp-toolhub-admin` entry point.
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return crate::serve::clap_exit(e, PROG),
+    };
+    let config = match Config::from_env() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("{PROG}: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let hub = Hub::new(config);
+    let stdin = std::io::stdin();
+    let stdout = std::io::stdout();
+    match run(&hub, cli.command, &mut stdin.lock(), &mut stdout.lock()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure(msg)) => {
+            eprintln!("{PROG}: {msg}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn run(
+    hub: &Hub,
+    command: Command,
+    input: &mut dyn BufRead,
+    out: &mut dyn Write,
+) -> Result<(), Failure> {
+    let w = |r: std::io::Result<()>| r.map_err(|e| Failure(format!("cannot write output: {e}")));
+    match command {
+        Command::List => w(list(hub, out)?),
+        Command::Approve { request_id } => approve(hub, &request_id, input, out),
+        Command::Reject { request_id } => reject(hub, &request_id, out),
+        Command::Prune(Prune::Approvals {
+            older_than_days,
+            apply,
+        }) => prune_approvals(hub, older_than_days, apply, out),
+        Command::Prune(Prune::Audit { keep_last, apply }) => {
+            prune_audit(hub, keep_last, apply, out)
+        }
+    }
+}
+
+fn list(hub: &Hub, out: &mut dyn Write) -> Result<std::io::Result<()>, Failure> {
+    let views = hub.approvals.list()?;
+    Ok((|| {
+        if views.is_empty() {
+            writeln!(out, "no approval requests")?;
+        }
+        for v in views {
+            writeln!(
+                out,
+                "{}  {:<8}  {:<22}  created={}  expires={}  trace={}",
+                v.request_id,
+                v.status.as_str(),
+                v.operation.initial_tool(),
+                v.created_at.to_rfc3339(),
+                v.expires_at.to_rfc3339(),
+                v.trace_id
+            )?;
+        }
+        Ok(())
+    })())
+}
+
+/// Makes text safe for a terminal: control characters (other than newline and tab) escaped.
+fn terminal_safe(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\n' | '\t' => out.push(c),
+            c if c.is_control() => out.push_str(&c.escape_unicode().to_string()),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A bounded preview of protected content, indented.
+fn preview(s: &str) -> String {
+    let total = s.chars().count();
+    let shown: String = s.chars().take(ADMIN_PREVIEW_CHARS).collect();
+    let mut text = String::new();
+    for line in terminal_safe(&shown).split('\n') {
+        text.push_str("    | ");
+        text.push_str(line);
+        text.push('\n');
+    }
+    if total > ADMIN_PREVIEW_CHARS {
+        text.push_str(&format!(
+            "    [... {} more characters not shown]\n",
+            total - ADMIN_PREVIEW_CHARS
+        ));
+    }
+    text
+}
+
+fn field<'a>(payload: &'a Value, key: &str) -> Option<&'a str> {
+    payload.get(key).and_then(Value::as_str)
+}
+
+/// The protected request, as the operator must see it before approving.
+pub fn describe(record: &ApprovalRecord, now: mcp_safety_core::clock::Timestamp) -> String {
+    let p = &record.payload;
+    let mut s = String::new();
+    let line = |s: &mut String, k: &str, v: &str| s.push_str(&format!("  {k:<18} {v}\n"));
+    s.push_str("Approval request\n");
+    line(&mut s, "request id:", &record.request_id);
+    line(&mut s, "operation:", record.operation.initial_tool());
+    line(&mut s, "status:", record.effective_status(now).as_str());
+    line(&mut s, "trace id:", &record.trace_id);
+    line(&mut s, "created:", &record.created_at.to_rfc3339());
+    line(&mut s, "expires:", &record.expires_at.to_rfc3339());
+    let hash_or = |k: &str, none: &str| field(p, k).unwrap_or(none).to_string();
+    match record.operation {
+        Operation::WriteFile => {
+            line(
+                &mut s,
+                "path:",
+                &terminal_safe(field(p, "path").unwrap_or("?")),
+            );
+            line(
+                &mut s,
+                "create parents:",
+                if p.get("create_parents").and_then(Value::as_bool) == Some(true) {
+                    "yes"
+                } else {
+                    "no"
+                },
+            );
+            line(
+                &mut s,
+                "expected hash:",
+                &hash_or("expected_hash", "(none given)"),
+            );
+            line(
+                &mut s,
+                "hash at submission:",
+                &hash_or("observed_sha256", "(file did not exist)"),
+            );
+            line(
+                &mut s,
+                "new content sha256:",
+                &hash_or("content_sha256", "?"),
+            );
+            let content = field(p, "content").unwrap_or("");
+            s.push_str(&format!("  new content ({} bytes):\n", content.len()));
+            s.push_str(&preview(content));
+        }
+        Operation::ApplyPatch => {
+            line(
+                &mut s,
+                "path:",
+                &terminal_safe(field(p, "path").unwrap_or("?")),
+            );
+            line(
+                &mut s,
+                "expected hash:",
+                &hash_or("expected_hash", "(none given)"),
+            );
+            line(
+                &mut s,
+                "hash at submission:",
+                &hash_or("observed_sha256", "?"),
+            );
+            let n = |k: &str| p.get(k).and_then(Value::as_u64).unwrap_or(0);
+            line(
+                &mut s,
+                "changes:",
+                &format!("+{} -{}", n("additions"), n("deletions")),
+            );
+            let patch = field(p, "patch").unwrap_or("");
+            s.push_str(&format!("  patch ({} bytes):\n", patch.len()));
+            s.push_str(&preview(patch));
+        }
+        Operation::ShellRun => {
+            let pretty = serde_json::to_string_pretty(p).unwrap_or_default();
+            s.push_str("  request (JSON):\n");
+            s.push_str(&preview(&pretty));
+        }
+    }
+    s
+}
+
+fn approve(
+    hub: &Hub,
+    request_id: &str,
+    input: &mut dyn BufRead,
+    out: &mut dyn Write,
+) -> Result<(), Failure> {
+    let now = hub.approvals.now();
+    let record = hub
+        .approvals
+        .get_full(request_id)?
+        .ok_or_else(|| Failure(format!("request not found: {request_id}")))?;
+    let status = record.effective_status(now);
+    if status != ApprovalStatus::Pending {
+        return Err(Failure(format!(
+            "request {request_id} is {}, not PENDING; nothing changed",
+            status.as_str()
+        )));
+    }
+    let io = |e: std::io::Error| Failure(format!("cannot write output: {e}"));
+    write!(out, "{}", describe(&record, now)).map_err(io)?;
+    write!(out, "Type {CONFIRM_WORD} to approve this request: ").map_err(io)?;
+    out.flush().map_err(io)?;
+    let mut answer = String::new();
+    input
+        .read_line(&mut answer)
+        .map_err(|e| Failure(format!("cannot read confirmation: {e}")))?;
+    let answer = answer
+        .strip_suffix('\n')
+        .map(|a| a.strip_suffix('\r').unwrap_or(a))
+        .unwrap_or(&answer);
+    if answer != CONFIRM_WORD {
+        writeln!(out).map_err(io)?;
+        return Err(Failure(format!(
+            "confirmation did not match {CONFIRM_WORD}; request {request_id} was NOT approved"
+        )));
+    }
+    let rec = hub.approvals.approve(request_id)?;
+    hub.audit(
+        AuditEvent::new("approval.approved", "admin", &rec.trace_id)
+            .request_id(&rec.request_id)
+            .outcome(ApprovalStatus::Approved.as_str())
+            .details(json!({"operation": rec.operation.initial_tool()})),
+    );
+    writeln!(
+        out,
+        "approved {} (trace {}); the client resumes it with {}",
+        rec.request_id,
+        rec.trace_id,
+        rec.operation.resume_tool()
+    )
+    .map_err(io)?;
+    Ok(())
+}
+
+fn reject(hub: &Hub, request_id: &str, out: &mut dyn Write) -> Result<(), Failure> {
+    let rec = hub.approvals.reject(request_id).map_err(|e| match e {
+        StoreError::NotFound => Failure(format!("request not found: {request_id}")),
+        e => Failure(format!("cannot reject {request_id}: {e}")),
+    })?;
+    hub.audit(
+        AuditEvent::new("approval.rejected", "admin", &rec.trace_id)
+            .request_id(&rec.request_id)
+            .outcome(ApprovalStatus::Rejected.as_str())
+            .details(json!({"operation": rec.operation.initial_tool()})),
+    );
+    writeln!(out, "rejected {} (trace {})", rec.request_id, rec.trace_id)
+        .map_err(|e| Failure(format!("cannot write output: {e}")))?;
+    Ok(())
+}
+
+fn prune_approvals(hub: &Hub, days: u64, apply: bool, out: &mut dyn Write) -> Result<(), Failure> {
+    let older_than = Duration::from_secs(days.saturating_mul(86_400));
+    let report = hub.approvals.prune(older_than, apply)?;
+    let io = |e: std::io::Error| Failure(format!("cannot write output: {e}"));
+    if apply {
+        if report.removed > 0 {
+            let trace = mcp_safety_core::ids::new_trace_id().unwrap_or_default();
+            hub.audit(
+                AuditEvent::new("approvals.pruned", "admin", trace).details(json!({
+                    "removed": report.removed,
+                    "kept": report.kept,
+                    "older_than_days": days,
+                })),
+            );
+        }
+        writeln!(
+            out,
+            "removed {} terminal approval request(s) at or before {}; kept {}",
+            report.removed,
+            report.cutoff.to_rfc3339(),
+            report.kept
+        )
+        .map_err(io)?;
+    } else {
+        writeln!(
+            out,
+            "dry run: would remove {} terminal approval request(s) at or before {}; would keep {} (use --apply to remove)",
+            report.eligible,
+            report.cutoff.to_rfc3339(),
+            report.total - report.eligible
+        )
+        .map_err(io)?;
+    }
+    for id in &report.eligible_request_ids {
+        writeln!(
+            out,
+            "  {} {id}",
+            if apply { "removed" } else { "would remove" }
+        )
+        .map_err(io)?;
+    }
+    Ok(())
+}
+
+fn prune_audit(
+    hub: &Hub,
+    keep_last: usize,
+    apply: bool,
+    out: &mut dyn Write,
+) -> Result<(), Failure> {
+    let report = hub
+        .audit_log
+        .compact_keep_last(keep_last, apply)
+        .map_err(|e| Failure(e.to_string()))?;
+    let io = |e: std::io::Error| Failure(format!("cannot write output: {e}"));
+    if apply {
+        writeln!(
+            out,
+            "kept the newest {} of {} audit event(s); removed {}",
+            report.kept, report.total, report.removed
+        )
+        .map_err(io)?;
+    } else {
+        writeln!(
+            out,
+            "dry run: would keep the newest {} of {} audit event(s) and remove {} (use --apply to compact)",
+            report.kept, report.total, report.removed
+        )
+        .map_err(io)?;
+    }
+    Ok(())
+}

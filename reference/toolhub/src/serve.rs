@@ -1,0 +1,120 @@
+//! `mcp-toolhub`: `serve` (MCP over stdio), `--version`, `--help`.
+//!
+//! Stdout carries protocol messages only: no banner, logs go to stderr (`RUST_LOG`, default
+//! `warn`). A configuration error is one short line on stderr and exit code 2, before anything
+//! touches stdout. On stdin EOF the session ends and the process exits 0.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use crate::config::Config;
+use crate::guard::{SessionEnd, serve_guarded};
+use crate::hub::Hub;
+use crate::server::ToolHubServer;
+
+const PROG: &str = "mcp-toolhub";
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "mcp-toolhub",
+    version,
+    about = "MCP ToolHub: a local stdio MCP server with workspace tools and out-of-band human approval (Contract V1).",
+    after_help = "Environment:\n  TOOLHUB_WORKSPACE_ROOT        required; absolute path of an existing directory\n  TOOLHUB_STATE_ROOT            optional; absolute trusted state directory outside the workspace\n  TOOLHUB_APPROVAL_TTL_SECONDS  optional; lifetime of new approval requests (default 900)\n  RUST_LOG                      log filter; logs go to stderr only",
+    disable_help_subcommand = true
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Serve MCP over stdin/stdout until stdin closes.
+    Serve,
+}
+
+/// Prints a clap outcome: help/version to stdout (exit 0), errors as one stderr line (exit 2).
+pub(crate) fn clap_exit(e: clap::Error, prog: &str) -> ExitCode {
+    use clap::error::ErrorKind;
+    match e.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+            let _ = e.print();
+            ExitCode::SUCCESS
+        }
+        ErrorKind::MissingSubcommand | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            eprintln!("{prog}: a command is required (see --help)");
+            ExitCode::from(2)
+        }
+        _ => {
+            let text = e.render().to_string();
+            let first = text.lines().next().unwrap_or("invalid arguments");
+            let first = first.strip_prefix("error: ").unwrap_or(first);
+            eprintln!("{prog}: {first} (see --help)");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn init_tracing() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .with_target(false)
+        .try_init();
+}
+
+/// The `mcp-toolhub` entry point.
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return clap_exit(e, PROG),
+    };
+    match cli.command {
+        Some(Command::Serve) => serve(),
+        None => {
+            eprintln!("{PROG}: a command is required: serve (see --help)");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn serve() -> ExitCode {
+    init_tracing();
+    let config = match Config::from_env() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("{PROG}: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("{PROG}: cannot start the async runtime: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let server = ToolHubServer::new(Hub::new(config));
+    let end = runtime.block_on(serve_guarded(
+        server,
+        tokio::io::stdin(),
+        tokio::io::stdout(),
+    ));
+    // A blocking stdin read may still be parked on the blocking pool: do not wait for it.
+    runtime.shutdown_background();
+    match end {
+        SessionEnd::InputClosed => ExitCode::SUCCESS,
+        SessionEnd::InitFailed(e) => {
+            eprintln!("{PROG}: session failed: {e}");
+            ExitCode::from(1)
+        }
+    }
+}

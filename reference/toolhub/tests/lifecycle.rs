@@ -1,0 +1,351 @@
+//! Approval lifecycles over real pipes, with the real admin binary approving via stdin.
+
+mod common;
+
+use common::{Sandbox, Server};
+use predicates::prelude::*;
+use serde_json::{Value, json};
+
+fn sha256(s: &str) -> String {
+    mcp_safety_core::digest::sha256_hex(s.as_bytes())
+}
+
+fn submit_write(s: &mut Server, path: &str, content: &str) -> (String, String) {
+    let r = s.structured(
+        "filesystem.write_file",
+        json!({"path": path, "content": content}),
+    );
+    assert_eq!(r["outcome"], "APPROVAL_REQUIRED", "{r}");
+    assert_eq!(r["executed"], false);
+    assert_eq!(r["approval"]["status"], "PENDING");
+    assert_eq!(
+        r["approval"]["resume_tool"],
+        "filesystem.write_file_approved"
+    );
+    let rid = r["approval"]["request_id"]
+        .as_str()
+        .expect("rid")
+        .to_string();
+    assert_eq!(r["request_id"], json!(rid));
+    (rid, r["trace_id"].as_str().expect("trace").to_string())
+}
+
+fn status(s: &mut Server, rid: &str) -> Value {
+    s.structured("toolhub.request_status", json!({"request_id": rid}))
+}
+
+#[test]
+fn write_lifecycle_with_the_admin_approving_on_stdin() {
+    let sb = Sandbox::new();
+    sb.write("notes.txt", "v1\n");
+    let mut s = sb.server();
+    s.initialize();
+    let (rid, trace) = submit_write(&mut s, "notes.txt", "v2\n");
+
+    let st = status(&mut s, &rid);
+    assert_eq!(st["outcome"], "APPROVAL_PENDING");
+    assert_eq!(st["trace_id"], json!(trace));
+    assert!(st["approval"].get("payload").is_none());
+
+    sb.admin(&["list"], "")
+        .success()
+        .stdout(predicate::str::contains(&rid).and(predicate::str::contains("PENDING")));
+    // The operator sees the protected request and must type APPROVE exactly.
+    sb.admin(&["approve", &rid], "APPROVE\n").success().stdout(
+        predicate::str::contains("notes.txt")
+            .and(predicate::str::contains("v2"))
+            .and(predicate::str::contains(&trace))
+            .and(predicate::str::contains(sha256("v1\n"))),
+    );
+    assert_eq!(status(&mut s, &rid)["outcome"], "APPROVAL_APPROVED");
+    assert_eq!(
+        sb.read("notes.txt"),
+        "v1\n",
+        "approval alone writes nothing"
+    );
+
+    let done = s.structured("filesystem.write_file_approved", json!({"request_id": rid}));
+    assert_eq!(done["outcome"], "SUCCEEDED", "{done}");
+    assert_eq!(done["executed"], true);
+    assert_eq!(done["trace_id"], json!(trace));
+    assert_eq!(done["approval"]["status"], "CONSUMED");
+    assert_eq!(done["new_hash"], json!(sha256("v2\n")));
+    assert_eq!(done["previous_hash"], json!(sha256("v1\n")));
+    assert_eq!(sb.read("notes.txt"), "v2\n");
+
+    // Single use.
+    let again = s.structured("filesystem.write_file_approved", json!({"request_id": rid}));
+    assert_eq!(again["outcome"], "APPROVAL_CONSUMED");
+    assert_eq!(again["executed"], false);
+    assert_eq!(again["trace_id"], json!(trace));
+    assert_eq!(status(&mut s, &rid)["outcome"], "APPROVAL_CONSUMED");
+
+    // The audit trail of the lifecycle, under its trace id.
+    let audit = s.structured("toolhub.audit_recent", json!({"limit": 50}));
+    let events: Vec<&str> = audit["events"]
+        .as_array()
+        .expect("events")
+        .iter()
+        .filter(|e| e["trace_id"] == json!(trace))
+        .filter_map(|e| e["event"].as_str())
+        .collect();
+    for want in [
+        "approval.requested",
+        "approval.approved",
+        "approval.consumed",
+        "operation.executed",
+    ] {
+        assert!(events.contains(&want), "{want} missing from {events:?}");
+    }
+    assert!(
+        !audit.to_string().contains("v2\\n"),
+        "content leaked into audit"
+    );
+    let (code, _) = s.close();
+    assert!(code.success());
+}
+
+#[test]
+fn wrong_confirmation_and_rejection_change_nothing() {
+    let sb = Sandbox::new();
+    sb.write("notes.txt", "v1\n");
+    let mut s = sb.server();
+    s.initialize();
+    let (rid, trace) = submit_write(&mut s, "notes.txt", "v2\n");
+    for answer in ["approve\n", "APPROVE \n", "yes\n", ""] {
+        sb.admin(&["approve", &rid], answer)
+            .code(1)
+            .stderr(predicate::str::contains("NOT approved"));
+        assert_eq!(status(&mut s, &rid)["outcome"], "APPROVAL_PENDING");
+    }
+    sb.admin(&["reject", &rid], "").success();
+    assert_eq!(status(&mut s, &rid)["outcome"], "APPROVAL_REJECTED");
+    sb.admin(&["approve", &rid], "APPROVE\n").code(1);
+    let r = s.structured("filesystem.write_file_approved", json!({"request_id": rid}));
+    assert_eq!(r["outcome"], "APPROVAL_REJECTED");
+    assert_eq!(r["executed"], false);
+    assert_eq!(r["trace_id"], json!(trace));
+    assert_eq!(sb.read("notes.txt"), "v1\n");
+    sb.admin(&["approve", "req_0000"], "APPROVE\n").code(1);
+}
+
+#[test]
+fn conflicts_at_submission_and_after_approval() {
+    let sb = Sandbox::new();
+    sb.write("notes.txt", "v1\n");
+    let mut s = sb.server();
+    s.initialize();
+    let r = s.structured(
+        "filesystem.write_file",
+        json!({"path": "notes.txt", "content": "v2\n", "expected_hash": sha256("other")}),
+    );
+    assert_eq!(r["outcome"], "CONFLICT", "{r}");
+    assert_eq!(r["executed"], false);
+    assert!(r.get("approval").is_none());
+    assert!(r["error"]["code"].is_string());
+
+    let r = s.structured(
+        "filesystem.write_file",
+        json!({"path": "notes.txt", "content": "v2\n", "expected_hash": sha256("v1\n")}),
+    );
+    assert_eq!(r["outcome"], "APPROVAL_REQUIRED", "{r}");
+    let rid = r["approval"]["request_id"]
+        .as_str()
+        .expect("rid")
+        .to_string();
+    sb.admin(&["approve", &rid], "APPROVE\n").success();
+    sb.write("notes.txt", "changed by someone else\n");
+    let r = s.structured("filesystem.write_file_approved", json!({"request_id": rid}));
+    assert_eq!(r["outcome"], "CONFLICT", "{r}");
+    assert_eq!(r["executed"], false);
+    assert_eq!(sb.read("notes.txt"), "changed by someone else\n");
+    // Consumed before validation: a retry needs a new approval.
+    let r = s.structured("filesystem.write_file_approved", json!({"request_id": rid}));
+    assert_eq!(r["outcome"], "APPROVAL_CONSUMED");
+}
+
+#[test]
+fn patch_lifecycle_and_operation_mismatch() {
+    let sb = Sandbox::new();
+    sb.write("src/lib.txt", "a\nb\nc\n");
+    let mut s = sb.server();
+    s.initialize();
+    let patch = "--- a/src/lib.txt\n+++ b/src/lib.txt\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n";
+    let r = s.structured(
+        "filesystem.apply_patch",
+        json!({"path": "src/lib.txt", "patch": patch}),
+    );
+    assert_eq!(r["outcome"], "APPROVAL_REQUIRED", "{r}");
+    assert_eq!(
+        r["approval"]["resume_tool"],
+        "filesystem.apply_patch_approved"
+    );
+    let rid = r["approval"]["request_id"]
+        .as_str()
+        .expect("rid")
+        .to_string();
+    let trace = r["trace_id"].clone();
+    sb.admin(&["approve", &rid], "APPROVE\n")
+        .success()
+        .stdout(predicate::str::contains("+B"));
+
+    // The wrong resume tool refuses without consuming.
+    let wrong = s.structured("filesystem.write_file_approved", json!({"request_id": rid}));
+    assert_eq!(wrong["outcome"], "REFUSED", "{wrong}");
+    assert_eq!(wrong["error"]["code"], "OPERATION_MISMATCH");
+    assert_eq!(status(&mut s, &rid)["outcome"], "APPROVAL_APPROVED");
+    let shell = s.structured("shell.run_approved", json!({"request_id": rid}));
+    assert_eq!(shell["outcome"], "REFUSED");
+    assert_eq!(status(&mut s, &rid)["outcome"], "APPROVAL_APPROVED");
+
+    let done = s.structured(
+        "filesystem.apply_patch_approved",
+        json!({"request_id": rid}),
+    );
+    assert_eq!(done["outcome"], "SUCCEEDED", "{done}");
+    assert_eq!(done["trace_id"], trace);
+    assert_eq!(done["additions"], 1);
+    assert_eq!(done["deletions"], 1);
+    assert_eq!(done["changed"], true);
+    assert_eq!(sb.read("src/lib.txt"), "a\nB\nc\n");
+
+    // A patch that does not apply is not submitted.
+    let r = s.structured(
+        "filesystem.apply_patch",
+        json!({"path": "src/lib.txt", "patch": patch}),
+    );
+    assert_eq!(r["outcome"], "CONFLICT", "{r}");
+    assert!(r.get("approval").is_none());
+}
+
+#[test]
+fn unknown_ids_confinement_and_unimplemented_tools() {
+    let sb = Sandbox::new();
+    sb.write("notes.txt", "v1\n");
+    let outside = sb.dir.path().join("outside.txt");
+    std::fs::write(&outside, "secret\n").expect("write");
+    std::os::unix::fs::symlink(&outside, sb.workspace.join("link.txt")).expect("symlink");
+    std::os::unix::fs::symlink(sb.dir.path(), sb.workspace.join("up")).expect("symlink");
+    let mut s = sb.server();
+    s.initialize();
+
+    let a = status(&mut s, "req_00000000000000000000000000000000");
+    let b = status(&mut s, "not an id at all");
+    for r in [&a, &b] {
+        assert_eq!(r["outcome"], "REFUSED");
+        assert_eq!(r["error"]["code"], "REQUEST_NOT_FOUND");
+        assert!(r.get("approval").is_none());
+    }
+    let keys = |v: &Value| v.as_object().map(|m| m.keys().cloned().collect::<Vec<_>>());
+    assert_eq!(keys(&a), keys(&b));
+    let r = s.structured(
+        "filesystem.write_file_approved",
+        json!({"request_id": "req_00000000000000000000000000000000"}),
+    );
+    assert_eq!(r["outcome"], "REFUSED");
+    assert_eq!(r["error"]["code"], "REQUEST_NOT_FOUND");
+
+    // Reads: refused as tool errors carrying the code.
+    for (path, code) in [
+        ("../outside.txt", "PATH_TRAVERSAL"),
+        ("/etc/passwd", "PATH_ABSOLUTE"),
+        ("link.txt", "SYMLINK_REFUSED"),
+        ("up/outside.txt", "SYMLINK_REFUSED"),
+    ] {
+        let r = s.call("filesystem.read_file", json!({"path": path}));
+        assert_eq!(r["isError"], true, "{path}: {r}");
+        let text = r["content"][0]["text"].as_str().expect("text");
+        let body: Value = serde_json::from_str(text).expect("json text");
+        assert_eq!(body["error"]["code"], code, "{path}");
+        assert!(!text.contains("secret"));
+    }
+    // Mutations: structured REFUSED at submission, no approval created.
+    for path in ["../outside.txt", "/tmp/x", "link.txt", "up/outside.txt"] {
+        let r = s.structured(
+            "filesystem.write_file",
+            json!({"path": path, "content": "pwned\n"}),
+        );
+        assert_eq!(r["outcome"], "REFUSED", "{path}: {r}");
+        assert!(r.get("approval").is_none());
+    }
+    assert_eq!(std::fs::read_to_string(&outside).expect("read"), "secret\n");
+    let ok = s.structured("filesystem.read_file", json!({"path": "notes.txt"}));
+    assert_eq!(ok["content"], "v1\n");
+    assert_eq!(ok["sha256"], json!(sha256("v1\n")));
+    let ls = s.structured("filesystem.list_directory", json!({}));
+    let names: Vec<&str> = ls["entries"]
+        .as_array()
+        .expect("entries")
+        .iter()
+        .filter_map(|e| e["name"].as_str())
+        .collect();
+    assert_eq!(names, ["link.txt", "notes.txt", "up"]);
+
+    let r = s.structured(
+        "shell.run",
+        json!({"program": "echo", "args": ["token=SENTINEL-123"]}),
+    );
+    assert_eq!(r["outcome"], "REFUSED");
+    assert_eq!(r["error"]["code"], "NOT_IMPLEMENTED");
+    assert_eq!(r["executed"], false);
+    let r = s.call("git.status", json!({}));
+    assert_eq!(r["isError"], true);
+    let audit = s.structured("toolhub.audit_recent", json!({}));
+    assert!(!audit.to_string().contains("SENTINEL-123"));
+    sb.admin(&["list"], "")
+        .success()
+        .stdout(predicate::str::contains("no approval requests"));
+}
+
+#[test]
+fn capabilities() {
+    let sb = Sandbox::new();
+    let mut s = sb.server();
+    s.initialize();
+    let c = s.structured("toolhub.capabilities", json!({}));
+    assert_eq!(c["contract_version"], "1.0");
+    assert_eq!(c["package_version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(c["transport"], "stdio");
+    assert_eq!(c["limits"]["shell_output_retained_chars"], 262_144);
+    assert_eq!(c["limits"]["approval_ttl_seconds"], 900);
+    assert_eq!(c["limits"]["approval_store_max_records"], 10_000);
+    assert_eq!(c["approval_operations"].as_array().map(Vec::len), Some(3));
+    let text = c.to_string();
+    assert!(!text.contains(&sb.state.display().to_string()));
+    assert!(!text.contains(&sb.workspace.display().to_string()));
+}
+
+#[test]
+fn operator_prunes_are_dry_runs_unless_applied() {
+    let sb = Sandbox::new();
+    sb.write("notes.txt", "v1\n");
+    let mut s = sb.server();
+    s.initialize();
+    let (rid, _) = submit_write(&mut s, "notes.txt", "v2\n");
+    sb.admin(&["reject", &rid], "").success();
+    sb.admin(&["prune", "approvals", "--older-than-days", "0"], "")
+        .success()
+        .stdout(predicate::str::contains("dry run").and(predicate::str::contains(&rid)));
+    assert_eq!(status(&mut s, &rid)["outcome"], "APPROVAL_REJECTED");
+    sb.admin(
+        &["prune", "approvals", "--older-than-days", "0", "--apply"],
+        "",
+    )
+    .success();
+    assert_eq!(status(&mut s, &rid)["error"]["code"], "REQUEST_NOT_FOUND");
+
+    let count = |s: &mut Server| {
+        s.structured("toolhub.audit_recent", json!({"limit": 500}))["count"].clone()
+    };
+    assert!(count(&mut s).as_u64().unwrap_or(0) >= 3);
+    sb.admin(&["prune", "audit", "--keep-last", "1"], "")
+        .success()
+        .stdout(predicate::str::contains("dry run"));
+    assert!(count(&mut s).as_u64().unwrap_or(0) >= 3);
+    sb.admin(&["prune", "audit", "--keep-last", "1", "--apply"], "")
+        .success();
+    assert_eq!(count(&mut s), 1);
+    sb.admin(&["prune", "audit", "--keep-last", "0", "--apply"], "")
+        .success();
+    assert_eq!(count(&mut s), 0);
+}
