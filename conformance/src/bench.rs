@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 /// Options of `mcp-conformance bench`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct BenchArgs {
-    /// The target file (default: fixtures/targets/fixture.yaml).
+    /// The target file (default: fixtures/targets/reference-toolhub.yaml).
     #[arg(long, short)]
     pub target: Option<PathBuf>,
     /// The tool to call in the round-trip measurement.

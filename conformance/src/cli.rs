@@ -11,7 +11,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 /// The target used when `--target` is not given.
-pub const DEFAULT_TARGET: &str = "fixtures/targets/fixture.yaml";
+pub const DEFAULT_TARGET: &str = "fixtures/targets/reference-toolhub.yaml";
 /// The scenario folder used when no PATH is given.
 pub const DEFAULT_SCENARIOS: &str = "scenarios";
 /// The target folder `validate` checks besides scenarios when no PATH is given.
@@ -61,7 +61,7 @@ pub enum SchemaKind {
 /// Options shared by `run` and `list` to pick scenarios.
 #[derive(Debug, clap::Args)]
 pub struct Selection {
-    /// The target file (default: fixtures/targets/fixture.yaml).
+    /// The target file (default: fixtures/targets/reference-toolhub.yaml).
     #[arg(long, short)]
     pub target: Option<PathBuf>,
     /// Scenario files or folders (searched recursively; default: scenarios/).
@@ -69,6 +69,9 @@ pub struct Selection {
     /// Only scenarios with this tag (repeat for any of several).
     #[arg(long = "tag")]
     pub tags: Vec<String>,
+    /// Leave out scenarios with this tag (repeat for several), e.g. `slow`.
+    #[arg(long = "skip-tag")]
+    pub skip_tags: Vec<String>,
     /// Only scenarios whose name matches this glob (`*` and `?`).
     #[arg(long)]
     pub name: Option<String>,
@@ -250,6 +253,7 @@ fn load_scenarios(sel: &Selection) -> Result<Vec<Scenario>, Vec<FileError>> {
     }
     scenarios.retain(|s| {
         (sel.tags.is_empty() || s.tags.iter().any(|t| sel.tags.contains(t)))
+            && !s.tags.iter().any(|t| sel.skip_tags.contains(t))
             && sel.name.as_deref().is_none_or(|g| glob_match(g, &s.name))
     });
     scenarios.sort_by(|a, b| a.name.cmp(&b.name));

@@ -403,7 +403,8 @@ fn a_missing_target_is_one_clear_line_and_exit_2() {
     assert_eq!(out.code, 2, "{out:?}");
     assert_eq!(
         out.stderr,
-        "fixtures/targets/fixture.yaml: no such target file (run from the repository root, or \
+        "fixtures/targets/reference-toolhub.yaml: no such target file (run from the repository \
+         root, or \
          name a target with --target)\n"
     );
 

@@ -328,6 +328,19 @@ mod tests {
     }
 
     #[test]
+    fn a_complete_2026_request_starts_the_lifecycle_others_are_forwarded() {
+        let inline = br#"{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+        assert_eq!(judge(inline, false), fwd(true));
+        // rmcp answers these itself (with an error) and stays in its pre-initialize loop.
+        let bare = br#"{"jsonrpc":"2.0","id":4,"method":"tools/list"}"#;
+        assert_eq!(judge(bare, false), fwd(false));
+        let discover = br#"{"jsonrpc":"2.0","id":5,"method":"server/discover","params":{}}"#;
+        assert_eq!(judge(discover, false), fwd(false));
+        let response = br#"{"jsonrpc":"2.0","id":6,"result":{}}"#;
+        assert!(matches!(judge(response, false), Verdict::Drop(_)));
+    }
+
+    #[test]
     fn invalid_messages_get_an_error_with_an_id() {
         for (line, id) in [
             (&br#"{"jsonrpc":"2.0","id":7}"#[..], json!(7)),

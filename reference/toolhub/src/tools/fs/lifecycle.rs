@@ -1,0 +1,160 @@
+//! The lifecycle steps shared by the approval-gated tools: submitting a request, consuming it
+//! before anything else on resume, and auditing a stop.
+
+use mcp_safety_core::approvals::{ApprovalRecord, ConsumeError, Operation};
+use mcp_safety_core::audit::AuditEvent;
+use serde_json::{Value, json};
+
+use super::refusal::Stop;
+use crate::contract::{ApprovalHandle, ErrorInfo, Lifecycle, Outcome, codes};
+use crate::error::ToolError;
+use crate::hub::Hub;
+use crate::tools::meta::not_found;
+use crate::tools::plausible_request_id;
+
+impl Hub {
+    /// Creates the approval request. A full store is a structured REFUSED (nothing changed).
+    pub(crate) fn submit(
+        &self,
+        tool: &str,
+        operation: Operation,
+        payload: Value,
+        trace_id: &str,
+    ) -> Result<(Lifecycle, Option<ApprovalRecord>), ToolError> {
+        match self.approvals.create(operation, payload, trace_id) {
+            Ok(record) => {
+                let view = record.view(self.approvals.now());
+                let mut lifecycle = Lifecycle::new(Outcome::ApprovalRequired, trace_id)
+                    .with_approval(ApprovalHandle::from_view(&view));
+                lifecycle.message = Some(format!(
+                    "Approval required: a human administrator must run `mcp-toolhub-admin approve {}`; \
+                     poll toolhub.request_status, then call {} with only the request_id.",
+                    record.request_id,
+                    operation.resume_tool()
+                ));
+                Ok((lifecycle, Some(record)))
+            }
+            Err(e @ mcp_safety_core::approvals::StoreError::Full { .. }) => {
+                let stop = Stop::new(Outcome::Refused, e.code(), e.to_string());
+                self.audit_stop(tool, trace_id, None, &stop, json!({}));
+                Ok((Lifecycle::failed(stop.outcome, trace_id, stop.error), None))
+            }
+            Err(e) => Err(ToolError::internal(format!("approval store: {e}"))),
+        }
+    }
+
+    /// Consumes `request_id` for `operation`, atomically and before any validation. A request
+    /// that is not consumable gives its structured outcome (`Err(lifecycle)`).
+    pub(crate) fn consume(
+        &self,
+        tool: &str,
+        request_id: &str,
+        operation: Operation,
+    ) -> Result<Result<ApprovalRecord, Box<Lifecycle>>, ToolError> {
+        if !plausible_request_id(request_id) {
+            return Ok(Err(Box::new(self.not_found_lifecycle(tool, request_id)?)));
+        }
+        match self.approvals.consume(request_id, operation) {
+            Ok(record) => {
+                self.audit(
+                    AuditEvent::new("approval.consumed", tool, &record.trace_id)
+                        .request_id(&record.request_id)
+                        .outcome("CONSUMED"),
+                );
+                Ok(Ok(record))
+            }
+            Err(ConsumeError::NotFound) => {
+                Ok(Err(Box::new(self.not_found_lifecycle(tool, request_id)?)))
+            }
+            Err(ConsumeError::Store(e)) => Err(ToolError::internal(format!("approval store: {e}"))),
+            Err(e) => {
+                let Some(view) = e.view() else {
+                    return Err(ToolError::internal(format!("approval store: {e}")));
+                };
+                let handle = ApprovalHandle::from_view(view);
+                let (outcome, error) = match &e {
+                    ConsumeError::OperationMismatch(_) => (
+                        Outcome::Refused,
+                        Some(ErrorInfo::new(
+                            codes::OPERATION_MISMATCH,
+                            format!("this request is resumed with {}", view.resume_tool),
+                            false,
+                        )),
+                    ),
+                    _ => (Outcome::for_status(view.status.into()), None),
+                };
+                let mut lifecycle = Lifecycle::new(outcome, &view.trace_id).with_approval(handle);
+                lifecycle.message = Some(e.to_string());
+                lifecycle.error = error;
+                self.audit_outcome(
+                    AuditEvent::new("resume.refused", tool, &view.trace_id)
+                        .request_id(&view.request_id),
+                    outcome,
+                    lifecycle.error.as_ref(),
+                    json!({}),
+                );
+                Ok(Err(Box::new(lifecycle)))
+            }
+        }
+    }
+
+    /// The REFUSED lifecycle (with a fresh trace id) for an unknown request id, audited.
+    fn not_found_lifecycle(&self, tool: &str, request_id: &str) -> Result<Lifecycle, ToolError> {
+        let trace_id = self.new_trace_id()?;
+        let mut lifecycle = Lifecycle::failed(Outcome::Refused, &trace_id, not_found());
+        lifecycle.request_id = Some(request_id.to_string());
+        self.audit_outcome(
+            AuditEvent::new("resume.refused", tool, &trace_id),
+            Outcome::Refused,
+            lifecycle.error.as_ref(),
+            json!({}),
+        );
+        Ok(lifecycle)
+    }
+
+    /// The path of an existing request of this workspace ("" when unknown).
+    pub(super) fn payload_path(&self, request_id: &str) -> String {
+        if !plausible_request_id(request_id) {
+            return String::new();
+        }
+        self.approvals
+            .get_full(request_id)
+            .ok()
+            .flatten()
+            .and_then(|r| {
+                r.payload
+                    .get("path")
+                    .and_then(Value::as_str)
+                    .map(String::from)
+            })
+            .unwrap_or_default()
+    }
+
+    /// Audits a stop as `operation.conflict`, `operation.refused` or `operation.failed`.
+    pub(super) fn audit_stop(
+        &self,
+        tool: &str,
+        trace_id: &str,
+        request_id: Option<&str>,
+        stop: &Stop,
+        details: Value,
+    ) {
+        let event = match stop.outcome {
+            Outcome::Conflict => "operation.conflict",
+            Outcome::Refused => "operation.refused",
+            _ => "operation.failed",
+        };
+        let mut ev = AuditEvent::new(event, tool, trace_id);
+        if let Some(r) = request_id {
+            ev = ev.request_id(r);
+        }
+        self.audit_outcome(ev, stop.outcome, Some(&stop.error), details);
+    }
+}
+
+/// The lifecycle after a successful consume (status CONSUMED, original trace id).
+pub(super) fn consumed_lifecycle(record: &ApprovalRecord) -> Lifecycle {
+    let view = record.view(record.consumed_at.unwrap_or(record.created_at));
+    Lifecycle::new(Outcome::Failed, &record.trace_id)
+        .with_approval(ApprovalHandle::from_view(&view))
+}
