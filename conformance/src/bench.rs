@@ -96,15 +96,8 @@ pub fn proc_status_kib(pid: u32, field: &str) -> Option<u64> {
 
 /// Runs the benchmark; returns the process exit code (0 ok, 1 failed, 2 usage).
 pub fn run(args: BenchArgs, tctx: TargetCtx) -> u8 {
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("mcp-conformance: cannot start the async runtime: {e}");
-            return 2;
-        }
+    let Some(runtime) = crate::cli::runtime() else {
+        return 2;
     };
     let result = runtime.block_on(async {
         match &args.scenario {

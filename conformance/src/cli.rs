@@ -220,23 +220,11 @@ fn load_scenarios(sel: &Selection) -> Result<Vec<Scenario>, Vec<FileError>> {
     };
     let mut errors = Vec::new();
     let mut scenarios = Vec::new();
-    for root in &paths {
-        let files = match model::find_scenario_files(root) {
-            Ok(f) => f,
-            Err(e) => {
-                errors.push(model::plain_error(
-                    &root.display().to_string(),
-                    &format!("cannot read: {e}"),
-                ));
-                continue;
-            }
-        };
-        for file in files {
-            let display = file.display().to_string();
-            match model::load_scenario(&file, &display) {
-                Ok(s) => scenarios.push(s),
-                Err(mut e) => errors.append(&mut e),
-            }
+    for file in collect_files(&paths, &mut errors) {
+        let display = file.display().to_string();
+        match model::load_scenario(&file, &display) {
+            Ok(s) => scenarios.push(s),
+            Err(mut e) => errors.append(&mut e),
         }
     }
     let mut seen = BTreeSet::new();
@@ -266,6 +254,35 @@ fn load_scenarios(sel: &Selection) -> Result<Vec<Scenario>, Vec<FileError>> {
             .collect();
     }
     Ok(scenarios)
+}
+
+/// Every YAML file under `paths`; a path that cannot be read becomes an error.
+fn collect_files(paths: &[PathBuf], errors: &mut Vec<FileError>) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for root in paths {
+        match model::find_scenario_files(root) {
+            Ok(mut f) => files.append(&mut f),
+            Err(e) => errors.push(model::plain_error(
+                &root.display().to_string(),
+                &format!("cannot read: {e}"),
+            )),
+        }
+    }
+    files
+}
+
+/// A multi-threaded runtime for a run or a benchmark; the error is printed.
+pub(crate) fn runtime() -> Option<tokio::runtime::Runtime> {
+    match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(r) => Some(r),
+        Err(e) => {
+            eprintln!("mcp-conformance: cannot start the async runtime: {e}");
+            None
+        }
+    }
 }
 
 /// `*` matches any run of characters, `?` one character; everything else literally.
@@ -342,15 +359,8 @@ fn run(args: RunArgs) -> ExitCode {
         fail_fast: args.fail_fast,
         baseline,
     };
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("mcp-conformance: cannot start the async runtime: {e}");
-            return ExitCode::from(EXIT_USAGE);
-        }
+    let Some(runtime) = runtime() else {
+        return ExitCode::from(EXIT_USAGE);
     };
     let stdout = std::io::stdout();
     let color = !args.no_color && stdout.is_terminal() && std::env::var_os("NO_COLOR").is_none();
@@ -462,36 +472,24 @@ fn validate(paths: Vec<PathBuf>) -> ExitCode {
     let mut errors = Vec::new();
     let mut checked = 0usize;
     let mut names = BTreeSet::new();
-    for root in &paths {
-        let files = match model::find_scenario_files(root) {
-            Ok(f) => f,
-            Err(e) => {
-                errors.push(model::plain_error(
-                    &root.display().to_string(),
-                    &format!("cannot read: {e}"),
-                ));
-                continue;
+    for file in collect_files(&paths, &mut errors) {
+        checked += 1;
+        let display = file.display().to_string();
+        if is_target_file(&file) {
+            if let Err(mut e) = model::load_target(&file, &display) {
+                errors.append(&mut e);
             }
-        };
-        for file in files {
-            checked += 1;
-            let display = file.display().to_string();
-            if is_target_file(&file) {
-                if let Err(mut e) = model::load_target(&file, &display) {
-                    errors.append(&mut e);
-                }
-            } else {
-                match model::load_scenario(&file, &display) {
-                    Ok(s) => {
-                        if !names.insert(s.name.clone()) {
-                            errors.push(model::plain_error(
-                                &display,
-                                &format!("duplicate scenario name {}", s.name),
-                            ));
-                        }
+        } else {
+            match model::load_scenario(&file, &display) {
+                Ok(s) => {
+                    if !names.insert(s.name.clone()) {
+                        errors.push(model::plain_error(
+                            &display,
+                            &format!("duplicate scenario name {}", s.name),
+                        ));
                     }
-                    Err(mut e) => errors.append(&mut e),
                 }
+                Err(mut e) => errors.append(&mut e),
             }
         }
     }

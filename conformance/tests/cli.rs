@@ -944,10 +944,9 @@ fn junit_and_json_reports_describe_the_same_run() {
     assert_eq!(root.attr("failures"), Some("1"));
     assert_eq!(root.attr("skipped"), Some("1"));
     let cases: Vec<&xml::Element> = root
-        .children
-        .iter()
+        .elements()
         .inspect(|suite| assert_eq!(suite.name, "testsuite"))
-        .flat_map(|suite| suite.children.iter())
+        .flat_map(|suite| suite.elements())
         .collect();
     assert!(cases.iter().all(|c| c.name == "testcase"));
     let mut case_names: Vec<&str> = cases.iter().filter_map(|c| c.attr("name")).collect();
@@ -958,7 +957,7 @@ fn junit_and_json_reports_describe_the_same_run() {
     let with = |child: &str| {
         cases
             .iter()
-            .filter(|c| c.children.iter().any(|e| e.name == child))
+            .filter(|c| c.elements().any(|e| e.name == child))
             .filter_map(|c| c.attr("name"))
             .collect::<Vec<_>>()
     };
@@ -966,169 +965,5 @@ fn junit_and_json_reports_describe_the_same_run() {
     assert_eq!(with("skipped"), ["x/skipped"]);
 }
 
-/// A deliberately small XML 1.0 reader: elements, attributes, text and the five predefined
-/// entities plus character references; anything else (or anything malformed) is an error.
-mod xml {
-    #[derive(Debug)]
-    pub struct Element {
-        pub name: String,
-        pub attrs: Vec<(String, String)>,
-        pub children: Vec<Element>,
-    }
-
-    impl Element {
-        pub fn attr(&self, name: &str) -> Option<&str> {
-            self.attrs
-                .iter()
-                .find(|(n, _)| n == name)
-                .map(|(_, v)| v.as_str())
-        }
-    }
-
-    pub fn parse(doc: &str) -> Result<Element, String> {
-        let rest = doc
-            .strip_prefix("<?xml version=\"1.0\" encoding=\"UTF-8\"?>")
-            .ok_or("missing XML declaration")?;
-        let mut p = Parser { s: rest, pos: 0 };
-        p.ws();
-        let root = p.element()?;
-        p.ws();
-        if p.pos != p.s.len() {
-            return Err(format!("content after the root element at {}", p.pos));
-        }
-        Ok(root)
-    }
-
-    struct Parser<'a> {
-        s: &'a str,
-        pos: usize,
-    }
-
-    impl Parser<'_> {
-        fn rest(&self) -> &str {
-            &self.s[self.pos..]
-        }
-
-        fn ws(&mut self) {
-            let trimmed = self.rest().trim_start_matches([' ', '\t', '\n', '\r']);
-            self.pos = self.s.len() - trimmed.len();
-        }
-
-        fn eat(&mut self, token: &str) -> Result<(), String> {
-            if self.rest().starts_with(token) {
-                self.pos += token.len();
-                Ok(())
-            } else {
-                Err(format!("expected {token:?} at {}", self.pos))
-            }
-        }
-
-        fn name(&mut self) -> Result<String, String> {
-            let len = self
-                .rest()
-                .find(|c: char| !(c.is_ascii_alphanumeric() || "_:-.".contains(c)))
-                .unwrap_or(self.rest().len());
-            if len == 0
-                || self
-                    .rest()
-                    .starts_with(|c: char| c.is_ascii_digit() || c == '-')
-            {
-                return Err(format!("expected a name at {}", self.pos));
-            }
-            let name = self.rest()[..len].to_owned();
-            self.pos += len;
-            Ok(name)
-        }
-
-        fn element(&mut self) -> Result<Element, String> {
-            self.eat("<")?;
-            let name = self.name()?;
-            let mut attrs: Vec<(String, String)> = Vec::new();
-            loop {
-                self.ws();
-                if self.rest().starts_with("/>") {
-                    self.pos += 2;
-                    return Ok(Element {
-                        name,
-                        attrs,
-                        children: Vec::new(),
-                    });
-                }
-                if self.rest().starts_with('>') {
-                    self.pos += 1;
-                    break;
-                }
-                let attr = self.name()?;
-                self.eat("=")?;
-                self.eat("\"")?;
-                let end = self.rest().find('"').ok_or("unterminated attribute")?;
-                let raw = self.rest()[..end].to_owned();
-                if raw.contains('<') {
-                    return Err(format!("raw '<' in attribute {attr}"));
-                }
-                self.pos += end + 1;
-                if attrs.iter().any(|(n, _)| *n == attr) {
-                    return Err(format!("duplicate attribute {attr}"));
-                }
-                attrs.push((attr, decode(&raw)?));
-            }
-            let mut children = Vec::new();
-            loop {
-                let end = self.rest().find('<').ok_or("unclosed element")?;
-                decode(&self.rest()[..end])?;
-                self.pos += end;
-                if self.rest().starts_with("</") {
-                    self.pos += 2;
-                    let closing = self.name()?;
-                    if closing != name {
-                        return Err(format!("</{closing}> closes <{name}>"));
-                    }
-                    self.eat(">")?;
-                    return Ok(Element {
-                        name,
-                        attrs,
-                        children,
-                    });
-                }
-                children.push(self.element()?);
-            }
-        }
-    }
-
-    fn decode(raw: &str) -> Result<String, String> {
-        let mut out = String::new();
-        let mut rest = raw;
-        while let Some(i) = rest.find('&') {
-            out.push_str(&rest[..i]);
-            let semi = rest[i..].find(';').ok_or("unterminated reference")?;
-            let entity = &rest[i + 1..i + semi];
-            out.push(match entity {
-                "amp" => '&',
-                "lt" => '<',
-                "gt" => '>',
-                "quot" => '"',
-                "apos" => '\'',
-                _ => {
-                    let code = match entity.strip_prefix("#x") {
-                        Some(hex) => u32::from_str_radix(hex, 16),
-                        None => entity
-                            .strip_prefix('#')
-                            .ok_or(format!("unknown entity &{entity};"))?
-                            .parse(),
-                    }
-                    .map_err(|e| format!("bad reference &{entity};: {e}"))?;
-                    char::from_u32(code).ok_or(format!("bad reference &{entity};"))?
-                }
-            });
-            rest = &rest[i + semi + 1..];
-        }
-        out.push_str(rest);
-        if out
-            .chars()
-            .any(|c| c.is_control() && !matches!(c, '\t' | '\n' | '\r'))
-        {
-            return Err("a control character XML 1.0 does not allow".to_owned());
-        }
-        Ok(out)
-    }
-}
+mod common;
+use common::xml;
