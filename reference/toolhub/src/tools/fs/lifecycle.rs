@@ -152,8 +152,59 @@ impl Hub {
     }
 }
 
+/// A consumed request, ready to execute: its decoded payload and the lifecycle so far.
+pub(super) struct Resumed<P> {
+    pub(super) trace_id: String,
+    pub(super) request_id: String,
+    /// CONSUMED, not yet executed; the caller turns it into SUCCEEDED or a stop.
+    pub(super) consumed: Lifecycle,
+    pub(super) payload: P,
+}
+
+impl Hub {
+    /// The start every resume tool shares: consume the approval first (atomically, before
+    /// any validation), then decode its protected payload. `Err((lifecycle, path))` is the
+    /// answer to give at once: not consumable, or a malformed stored payload (then FAILED,
+    /// and the approval stays consumed).
+    pub(super) fn resume<P: serde::de::DeserializeOwned>(
+        &self,
+        tool: &str,
+        request_id: &str,
+        operation: Operation,
+    ) -> Result<Result<Resumed<P>, (Lifecycle, String)>, ToolError> {
+        let record = match self.consume(tool, request_id, operation)? {
+            Ok(record) => record,
+            Err(lifecycle) => return Ok(Err((*lifecycle, self.payload_path(request_id)))),
+        };
+        let consumed = consumed_lifecycle(&record);
+        match serde_json::from_value(record.payload) {
+            Ok(payload) => Ok(Ok(Resumed {
+                trace_id: record.trace_id,
+                request_id: record.request_id,
+                consumed,
+                payload,
+            })),
+            Err(_) => {
+                let stop = Stop::new(
+                    Outcome::Failed,
+                    codes::PAYLOAD_INVALID,
+                    "stored request is malformed",
+                );
+                self.audit_stop(
+                    tool,
+                    &record.trace_id,
+                    Some(&record.request_id),
+                    &stop,
+                    json!({}),
+                );
+                Ok(Err((super::refusal::fail(consumed, stop), String::new())))
+            }
+        }
+    }
+}
+
 /// The lifecycle after a successful consume (status CONSUMED, original trace id).
-pub(super) fn consumed_lifecycle(record: &ApprovalRecord) -> Lifecycle {
+fn consumed_lifecycle(record: &ApprovalRecord) -> Lifecycle {
     let view = record.view(record.consumed_at.unwrap_or(record.created_at));
     Lifecycle::new(Outcome::Failed, &record.trace_id)
         .with_approval(ApprovalHandle::from_view(&view))

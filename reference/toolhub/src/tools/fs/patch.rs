@@ -7,7 +7,7 @@ use mcp_safety_core::patch::{PatchError, apply_unified_diff};
 use serde_json::json;
 
 use super::hashes_equal;
-use super::lifecycle::consumed_lifecycle;
+use super::lifecycle::Resumed;
 use super::payload::PatchPayload;
 use super::refusal::{Stop, fail, file_changed};
 use crate::contract::{
@@ -124,28 +124,17 @@ impl Hub {
         input: RequestIdInput,
     ) -> Result<ApplyPatchOutput, ToolError> {
         let tool = tools::APPLY_PATCH_APPROVED;
-        let record = match self.consume(tool, &input.request_id, Operation::ApplyPatch)? {
-            Ok(record) => record,
-            Err(lifecycle) => {
-                let path = self.payload_path(&input.request_id);
-                return Ok(ApplyPatchOutput::new(*lifecycle, path));
-            }
-        };
-        let trace_id = record.trace_id.clone();
-        let request_id = record.request_id.clone();
-        let consumed = consumed_lifecycle(&record);
-        let payload: PatchPayload = match serde_json::from_value(record.payload.clone()) {
-            Ok(p) => p,
-            Err(_) => {
-                let stop = Stop::new(
-                    Outcome::Failed,
-                    codes::PAYLOAD_INVALID,
-                    "stored request is malformed",
-                );
-                self.audit_stop(tool, &trace_id, Some(&request_id), &stop, json!({}));
-                return Ok(ApplyPatchOutput::new(fail(consumed, stop), ""));
-            }
-        };
+        let resumed =
+            match self.resume::<PatchPayload>(tool, &input.request_id, Operation::ApplyPatch)? {
+                Ok(r) => r,
+                Err((lifecycle, path)) => return Ok(ApplyPatchOutput::new(lifecycle, path)),
+            };
+        let Resumed {
+            trace_id,
+            request_id,
+            consumed,
+            payload,
+        } = resumed;
         let stop_with = |stop: Stop, shown: &str| {
             self.audit_stop(
                 tool,

@@ -7,9 +7,9 @@ use mcp_safety_core::jail::{EntryKind, JailError, Precondition, RelPath};
 use serde_json::json;
 
 use super::hashes_equal;
-use super::lifecycle::consumed_lifecycle;
+use super::lifecycle::Resumed;
 use super::payload::WritePayload;
-use super::refusal::{Stop, fail};
+use super::refusal::{Stop, fail, file_changed};
 use crate::contract::{
     Lifecycle, Outcome, RequestIdInput, WriteFileInput, WriteFileOutput, codes, tools,
 };
@@ -173,28 +173,17 @@ impl Hub {
     /// `filesystem.write_file_approved`
     pub fn write_file_approved(&self, input: RequestIdInput) -> Result<WriteFileOutput, ToolError> {
         let tool = tools::WRITE_FILE_APPROVED;
-        let record = match self.consume(tool, &input.request_id, Operation::WriteFile)? {
-            Ok(record) => record,
-            Err(lifecycle) => {
-                let path = self.payload_path(&input.request_id);
-                return Ok(WriteFileOutput::new(*lifecycle, path));
-            }
-        };
-        let trace_id = record.trace_id.clone();
-        let request_id = record.request_id.clone();
-        let consumed = consumed_lifecycle(&record);
-        let payload: WritePayload = match serde_json::from_value(record.payload.clone()) {
-            Ok(p) => p,
-            Err(_) => {
-                let stop = Stop::new(
-                    Outcome::Failed,
-                    codes::PAYLOAD_INVALID,
-                    "stored request is malformed",
-                );
-                self.audit_stop(tool, &trace_id, Some(&request_id), &stop, json!({}));
-                return Ok(WriteFileOutput::new(fail(consumed, stop), ""));
-            }
-        };
+        let resumed =
+            match self.resume::<WritePayload>(tool, &input.request_id, Operation::WriteFile)? {
+                Ok(r) => r,
+                Err((lifecycle, path)) => return Ok(WriteFileOutput::new(lifecycle, path)),
+            };
+        let Resumed {
+            trace_id,
+            request_id,
+            consumed,
+            payload,
+        } = resumed;
         let path = match RelPath::parse(&payload.path) {
             Ok(p) => p,
             Err(e) => {
@@ -244,11 +233,7 @@ impl Hub {
             }
             Err(e) => {
                 let stop = match e {
-                    JailError::Conflict { .. } => Stop::new(
-                        Outcome::Conflict,
-                        codes::FILE_CHANGED,
-                        "the file changed after the request was submitted; nothing was written",
-                    ),
+                    JailError::Conflict { .. } => file_changed(),
                     e => Stop::jail(&e),
                 };
                 self.audit_stop(
