@@ -86,12 +86,12 @@ impl Stats {
     }
 }
 
-/// A `/proc/PID/status` field in KiB (`VmRSS`, `VmHWM`); `None` off Linux or once gone.
-pub fn proc_status_kib(pid: u32, field: &str) -> Option<u64> {
-    let text = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    text.lines()
-        .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
-        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
+pub use crate::process::proc_status_kib;
+
+/// A KiB figure as MiB for people (`n/a` when unknown).
+fn kib(v: Option<u64>) -> String {
+    v.map(|k| format!("{:.1} MiB", k as f64 / 1024.0))
+        .unwrap_or_else(|| "n/a".into())
 }
 
 /// Runs the benchmark; returns the process exit code (0 ok, 1 failed, 2 usage).
@@ -234,10 +234,6 @@ async fn bench_calls(args: &BenchArgs, tctx: &TargetCtx) -> Result<Value, String
     if let Some(s) = call_stats {
         println!("{tool} round trip  {}", s.line());
     }
-    let kib = |v: Option<u64>| {
-        v.map(|k| format!("{:.1} MiB", k as f64 / 1024.0))
-            .unwrap_or_else(|| "n/a".into())
-    };
     println!(
         "server RSS: idle {}, after calls {}, peak {}",
         kib(idle_rss),
@@ -267,10 +263,13 @@ async fn bench_scenario(tctx: &TargetCtx, file: &std::path::Path) -> Result<Valu
             .join("\n")
     })?;
     let (result, timings) = run_scenario_timed(tctx, &scenario).await;
+    println!("      time   server RSS / peak RSS after the step   step");
     for t in &timings {
         println!(
-            "{:>10.3} ms  {}:{}  {}",
+            "{:>10.3} ms  {:>9} / {:<9}  {}:{}  {}",
             t.duration.as_secs_f64() * 1000.0,
+            kib(t.server_rss_kib),
+            kib(t.server_peak_rss_kib),
             t.position.line,
             t.position.column,
             t.label
@@ -286,7 +285,9 @@ async fn bench_scenario(tctx: &TargetCtx, file: &std::path::Path) -> Result<Valu
         "scenario": scenario.name,
         "steps": timings.iter().map(|t| json!({
             "label": t.label, "line": t.position.line,
-            "ms": t.duration.as_secs_f64() * 1000.0})).collect::<Vec<_>>(),
+            "ms": t.duration.as_secs_f64() * 1000.0,
+            "server_rss_kib": t.server_rss_kib,
+            "server_peak_rss_kib": t.server_peak_rss_kib})).collect::<Vec<_>>(),
     }))
 }
 

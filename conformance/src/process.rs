@@ -225,3 +225,11 @@ pub fn started_since(pid: i32, since: Option<f64>) -> bool {
         None => false,
     }
 }
+
+/// A `/proc/PID/status` field in KiB (`VmRSS`, `VmHWM`); `None` off Linux or once gone.
+pub fn proc_status_kib(pid: u32, field: &str) -> Option<u64> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    text.lines()
+        .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
+        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
+}

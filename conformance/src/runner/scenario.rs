@@ -70,6 +70,10 @@ pub struct StepTiming {
     pub label: String,
     pub position: crate::report::Position,
     pub duration: Duration,
+    /// The first server's resident set after the step (`VmRSS`, KiB), when it runs.
+    pub server_rss_kib: Option<u64>,
+    /// The first server's peak resident set so far (`VmHWM`, KiB).
+    pub server_peak_rss_kib: Option<u64>,
 }
 
 /// Runs one scenario and also returns the duration of each top-level step that ran.
@@ -221,10 +225,18 @@ async fn execute(run: &Run<'_>) -> Result<(), Failure> {
             run.step(step)
                 .await
                 .map_err(|e| run.failure_for(Some(step), index, e))?;
+            let duration = began.elapsed();
+            let pid = match run.servers.first() {
+                Some(slot) => slot.current().await.map(|s| s.pid()),
+                None => None,
+            };
+            let kib = |field| pid.and_then(|p| crate::process::proc_status_kib(p, field));
             lock(&run.timings).push(StepTiming {
                 label: step.label.clone(),
                 position: step.position,
-                duration: began.elapsed(),
+                duration,
+                server_rss_kib: kib("VmRSS"),
+                server_peak_rss_kib: kib("VmHWM"),
             });
         }
         Ok(())

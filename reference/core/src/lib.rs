@@ -16,6 +16,8 @@
 //! - [`audit`]: the bounded, redacted JSON Lines audit log with keep-last compaction.
 //! - [`redact`]: secret redaction for JSON values and strings.
 //! - [`patch`]: applying a single-file unified diff exactly.
+//! - [`exec`]: contained execution of external programs (identity check, exact environment,
+//!   process-tree containment, bounded output capture).
 
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
@@ -24,6 +26,7 @@ pub mod audit;
 pub mod clock;
 pub mod config;
 pub mod digest;
+pub mod exec;
 pub mod fsio;
 pub mod ids;
 pub mod jail;

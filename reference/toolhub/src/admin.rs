@@ -25,6 +25,7 @@ use serde_json::{Value, json};
 use crate::config::Config;
 use crate::hub::Hub;
 use crate::limits::ADMIN_PREVIEW_CHARS;
+use crate::tools::shell::ShellPayload;
 
 const PROG: &str = "mcp-toolhub-admin";
 /// The exact confirmation word for `approve`.
@@ -269,13 +270,64 @@ pub fn describe(record: &ApprovalRecord, now: mcp_safety_core::clock::Timestamp)
             s.push_str(&format!("  patch ({} bytes):\n", patch.len()));
             s.push_str(&preview(patch));
         }
-        Operation::ShellRun => {
-            let pretty = serde_json::to_string_pretty(p).unwrap_or_default();
-            s.push_str("  request (JSON):\n");
-            s.push_str(&preview(&pretty));
-        }
+        Operation::ShellRun => describe_shell(&mut s, p),
     }
     s
+}
+
+/// A shell request as the operator must judge it: the program as given and the executable it
+/// resolved to (canonical path, size, SHA-256), the cwd, the timeout, every argument on its
+/// own line as a JSON string (never one ambiguous command line), the environment and the risk.
+fn describe_shell(s: &mut String, p: &Value) {
+    let line = |s: &mut String, k: &str, v: &str| s.push_str(&format!("  {k:<18} {v}\n"));
+    let Ok(shell) = serde_json::from_value::<ShellPayload>(p.clone()) else {
+        line(
+            s,
+            "request:",
+            "(malformed shell request: it cannot execute)",
+        );
+        return;
+    };
+    let json = |v: &str| serde_json::to_string(v).unwrap_or_default();
+    line(s, "program:", &json(&shell.program));
+    line(
+        s,
+        "executable:",
+        &json(&shell.executable.canonical_path.to_string_lossy()),
+    );
+    line(s, "sha256:", &shell.executable.sha256);
+    line(s, "size:", &format!("{} bytes", shell.executable.size));
+    line(s, "cwd:", &json(&shell.cwd));
+    line(s, "timeout:", &format!("{} s", shell.timeout_seconds));
+    line(s, "arguments:", &shell.args.len().to_string());
+    for (i, arg) in shell.args.iter().enumerate() {
+        line(s, &format!("  arg[{i}]:"), &json(arg));
+    }
+    let env = if shell.env.vars.is_empty() {
+        "(empty: inherits nothing)".to_string()
+    } else {
+        shell
+            .env
+            .vars
+            .iter()
+            .map(|(k, v)| format!("{}={}", json(k), json(v)))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    line(s, "environment:", &env);
+    line(s, "env digest:", &shell.env_digest);
+    line(
+        s,
+        "risk:",
+        &format!(
+            "{} ({})",
+            serde_json::to_value(shell.risk)
+                .ok()
+                .and_then(|v| v.as_str().map(String::from))
+                .unwrap_or_default(),
+            terminal_safe(&shell.risk_reason)
+        ),
+    );
 }
 
 fn approve(

@@ -75,8 +75,6 @@ pub mod tools {
 pub mod codes {
     /// Unknown request id, or one of another workspace (indistinguishable by design).
     pub const REQUEST_NOT_FOUND: &str = "REQUEST_NOT_FOUND";
-    /// The tool exists in Contract V1 but this build does not execute it yet.
-    pub const NOT_IMPLEMENTED: &str = "NOT_IMPLEMENTED";
     /// `expected_hash` does not match the file at submission.
     pub const HASH_MISMATCH: &str = "HASH_MISMATCH";
     /// The file changed between submission and approved execution.

@@ -91,6 +91,13 @@ fn serve() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    // Orphaned descendants of approved commands are reparented to us, so cleanup can find
+    // and reap them even after they leave their session (see mcp_safety_core::exec).
+    if let Err(e) = mcp_safety_core::exec::enable_subreaper() {
+        tracing::warn!(
+            "cannot become a child subreaper; containment falls back to the process group: {e}"
+        );
+    }
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

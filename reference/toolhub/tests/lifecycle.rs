@@ -219,7 +219,7 @@ fn patch_lifecycle_and_operation_mismatch() {
 }
 
 #[test]
-fn unknown_ids_confinement_and_unimplemented_tools() {
+fn unknown_ids_confinement_and_shell_secrets() {
     let sb = Sandbox::new();
     sb.write("notes.txt", "v1\n");
     let outside = sb.dir.path().join("outside.txt");
@@ -283,18 +283,16 @@ fn unknown_ids_confinement_and_unimplemented_tools() {
 
     let r = s.structured(
         "shell.run",
-        json!({"program": "echo", "args": ["token=SENTINEL-123"]}),
+        json!({"program": "/bin/echo", "args": ["token=SENTINEL-123"]}),
     );
-    assert_eq!(r["outcome"], "REFUSED");
-    assert_eq!(r["error"]["code"], "NOT_IMPLEMENTED");
+    assert_eq!(r["outcome"], "APPROVAL_REQUIRED", "{r}");
     assert_eq!(r["executed"], false);
+    // The harness starts the server with an empty environment: no git on PATH.
     let r = s.call("git.status", json!({}));
     assert_eq!(r["isError"], true);
+    assert!(r.to_string().contains("GIT_NOT_FOUND"), "{r}");
     let audit = s.structured("toolhub.audit_recent", json!({}));
-    assert!(!audit.to_string().contains("SENTINEL-123"));
-    sb.admin(&["list"], "")
-        .success()
-        .stdout(predicate::str::contains("no approval requests"));
+    assert!(!audit.to_string().contains("SENTINEL-123"), "{audit}");
 }
 
 #[test]

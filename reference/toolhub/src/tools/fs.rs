@@ -12,15 +12,13 @@
 
 //!
 //! The module is split by job: `payload` (the protected request payloads), `read`
-//! (`read_file`, `list_directory`), `write` and `patch` (each tool's submission and resume),
-//! `lifecycle` (the shared submit/consume/audit steps) and `refusal` (how a stop maps to a
-//! failed lifecycle).
+//! (`read_file`, `list_directory`), `write` and `patch` (each tool's submission and resume).
+//! The submit/consume/audit steps and the stop-to-lifecycle mapping are shared with the shell
+//! tools (`tools::lifecycle`, `tools::refusal`).
 
-mod lifecycle;
 mod patch;
 mod payload;
 mod read;
-mod refusal;
 mod write;
 
 pub use payload::{PatchPayload, WritePayload};

@@ -1,9 +1,12 @@
 //! Tool implementations, one module per family. Each is a synchronous method on
 //! [`crate::hub::Hub`] returning a Contract V1 output (or a [`crate::error::ToolError`]).
 
-pub mod exec;
 pub mod fs;
+pub mod git;
+mod lifecycle;
 pub mod meta;
+mod refusal;
+pub mod shell;
 
 use mcp_safety_core::jail::JailError;
 

@@ -7,15 +7,15 @@ use mcp_safety_core::patch::{PatchError, apply_unified_diff};
 use serde_json::json;
 
 use super::hashes_equal;
-use super::lifecycle::Resumed;
 use super::payload::PatchPayload;
-use super::refusal::{Stop, fail, file_changed};
 use crate::contract::{
     ApplyPatchInput, ApplyPatchOutput, Lifecycle, Outcome, RequestIdInput, codes, tools,
 };
 use crate::error::ToolError;
 use crate::hub::Hub;
 use crate::limits;
+use crate::tools::lifecycle::Resumed;
+use crate::tools::refusal::{Stop, fail, file_changed};
 
 impl Hub {
     /// `filesystem.apply_patch`: validate (the patch must apply now), then APPROVAL_REQUIRED.

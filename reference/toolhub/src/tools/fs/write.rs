@@ -7,15 +7,15 @@ use mcp_safety_core::jail::{EntryKind, JailError, Precondition, RelPath};
 use serde_json::json;
 
 use super::hashes_equal;
-use super::lifecycle::Resumed;
 use super::payload::WritePayload;
-use super::refusal::{Stop, fail, file_changed};
 use crate::contract::{
     Lifecycle, Outcome, RequestIdInput, WriteFileInput, WriteFileOutput, codes, tools,
 };
 use crate::error::ToolError;
 use crate::hub::Hub;
 use crate::limits;
+use crate::tools::lifecycle::Resumed;
+use crate::tools::refusal::{Stop, fail, file_changed};
 
 /// The parent of a non-root path (`None` for a top-level name).
 fn parent_of(path: &RelPath) -> Option<RelPath> {

@@ -7,14 +7,14 @@ use crate::contract::{ErrorInfo, Lifecycle, Outcome, codes};
 use crate::tools::jail_outcome;
 
 /// A submission or resume that ended before execution.
-pub(super) struct Stop {
-    pub(super) outcome: Outcome,
-    pub(super) error: ErrorInfo,
+pub(crate) struct Stop {
+    pub(crate) outcome: Outcome,
+    pub(crate) error: ErrorInfo,
 }
 
 impl Stop {
     /// A stop with this outcome and a non-retryable error.
-    pub(super) fn new(outcome: Outcome, code: &str, message: impl Into<String>) -> Self {
+    pub(crate) fn new(outcome: Outcome, code: &str, message: impl Into<String>) -> Self {
         Stop {
             outcome,
             error: ErrorInfo::new(code, message, false),
@@ -22,14 +22,14 @@ impl Stop {
     }
 
     /// A stop from a jail refusal, mapped as everywhere else.
-    pub(super) fn jail(e: &JailError) -> Self {
+    pub(crate) fn jail(e: &JailError) -> Self {
         let (outcome, error) = jail_outcome(e);
         Stop { outcome, error }
     }
 }
 
 /// Turns `lifecycle` into a not-executed one with the stop's outcome and error.
-pub(super) fn fail(mut lifecycle: Lifecycle, stop: Stop) -> Lifecycle {
+pub(crate) fn fail(mut lifecycle: Lifecycle, stop: Stop) -> Lifecycle {
     lifecycle.outcome = stop.outcome;
     lifecycle.executed = false;
     lifecycle.message = Some(stop.error.message.clone());
@@ -38,7 +38,7 @@ pub(super) fn fail(mut lifecycle: Lifecycle, stop: Stop) -> Lifecycle {
 }
 
 /// The CONFLICT of a file that changed after submission; nothing was written.
-pub(super) fn file_changed() -> Stop {
+pub(crate) fn file_changed() -> Stop {
     Stop::new(
         Outcome::Conflict,
         codes::FILE_CHANGED,

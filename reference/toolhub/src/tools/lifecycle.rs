@@ -5,12 +5,12 @@ use mcp_safety_core::approvals::{ApprovalRecord, ConsumeError, Operation};
 use mcp_safety_core::audit::AuditEvent;
 use serde_json::{Value, json};
 
-use super::refusal::Stop;
 use crate::contract::{ApprovalHandle, ErrorInfo, Lifecycle, Outcome, codes};
 use crate::error::ToolError;
 use crate::hub::Hub;
 use crate::tools::meta::not_found;
 use crate::tools::plausible_request_id;
+use crate::tools::refusal::Stop;
 
 impl Hub {
     /// Creates the approval request. A full store is a structured REFUSED (nothing changed).
@@ -113,7 +113,7 @@ impl Hub {
     }
 
     /// The path of an existing request of this workspace ("" when unknown).
-    pub(super) fn payload_path(&self, request_id: &str) -> String {
+    pub(crate) fn payload_path(&self, request_id: &str) -> String {
         if !plausible_request_id(request_id) {
             return String::new();
         }
@@ -131,7 +131,7 @@ impl Hub {
     }
 
     /// Audits a stop as `operation.conflict`, `operation.refused` or `operation.failed`.
-    pub(super) fn audit_stop(
+    pub(crate) fn audit_stop(
         &self,
         tool: &str,
         trace_id: &str,
@@ -153,12 +153,12 @@ impl Hub {
 }
 
 /// A consumed request, ready to execute: its decoded payload and the lifecycle so far.
-pub(super) struct Resumed<P> {
-    pub(super) trace_id: String,
-    pub(super) request_id: String,
+pub(crate) struct Resumed<P> {
+    pub(crate) trace_id: String,
+    pub(crate) request_id: String,
     /// CONSUMED, not yet executed; the caller turns it into SUCCEEDED or a stop.
-    pub(super) consumed: Lifecycle,
-    pub(super) payload: P,
+    pub(crate) consumed: Lifecycle,
+    pub(crate) payload: P,
 }
 
 impl Hub {
@@ -166,7 +166,7 @@ impl Hub {
     /// any validation), then decode its protected payload. `Err((lifecycle, path))` is the
     /// answer to give at once: not consumable, or a malformed stored payload (then FAILED,
     /// and the approval stays consumed).
-    pub(super) fn resume<P: serde::de::DeserializeOwned>(
+    pub(crate) fn resume<P: serde::de::DeserializeOwned>(
         &self,
         tool: &str,
         request_id: &str,
@@ -197,7 +197,10 @@ impl Hub {
                     &stop,
                     json!({}),
                 );
-                Ok(Err((super::refusal::fail(consumed, stop), String::new())))
+                Ok(Err((
+                    crate::tools::refusal::fail(consumed, stop),
+                    String::new(),
+                )))
             }
         }
     }
