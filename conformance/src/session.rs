@@ -23,6 +23,8 @@ const TRANSCRIPT_LINES: usize = 40;
 const TRANSCRIPT_LINE_CHARS: usize = 400;
 const STDERR_KEEP: usize = 1 << 20;
 const STDOUT_TEXT_KEEP: usize = 1 << 20;
+/// How long a broken pipe on stdin waits for stdout to close before it is reported as such.
+const EXIT_AFTER_EPIPE: Duration = Duration::from_secs(2);
 
 /// Why a session operation failed.
 #[derive(Debug, thiserror::Error)]
@@ -161,12 +163,34 @@ impl Session {
     pub async fn send_raw(&self, bytes: &[u8]) -> Result<(), SessionError> {
         let mut guard = self.stdin.lock().await;
         let w = guard.as_mut().ok_or(SessionError::StdinClosed)?;
-        w.write_all(bytes).await.map_err(SessionError::Write)?;
-        w.flush().await.map_err(SessionError::Write)?;
+        let written = match w.write_all(bytes).await {
+            Ok(()) => w.flush().await,
+            Err(e) => Err(e),
+        };
         drop(guard);
+        if let Err(e) = written {
+            return Err(self.write_failure(e).await);
+        }
         let text = String::from_utf8_lossy(bytes);
         self.shared.lock().note("->", text.trim_end_matches('\n'));
         Ok(())
+    }
+
+    /// Explains a failed write. A broken pipe almost always means the server exited; which
+    /// of the two the suite notices first (EPIPE on stdin or EOF on stdout) is a race, so a
+    /// broken pipe waits briefly for stdout to close and then reports the exit, the same
+    /// failure a reader would have seen.
+    async fn write_failure(&self, error: std::io::Error) -> SessionError {
+        if error.kind() != std::io::ErrorKind::BrokenPipe {
+            return SessionError::Write(error);
+        }
+        let closed = self
+            .wait_for(EXIT_AFTER_EPIPE, |inbox| inbox.stdout_closed.then_some(()))
+            .await;
+        match closed {
+            Ok(()) => SessionError::Exited,
+            Err(_) => SessionError::Write(error),
+        }
     }
 
     /// Sends one JSON-RPC message as a line.
