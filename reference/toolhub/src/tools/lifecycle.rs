@@ -3,6 +3,7 @@
 
 use mcp_safety_core::approvals::{ApprovalRecord, ConsumeError, Operation};
 use mcp_safety_core::audit::AuditEvent;
+use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::contract::{ApprovalHandle, ErrorInfo, Lifecycle, Outcome, codes};
@@ -10,17 +11,22 @@ use crate::error::ToolError;
 use crate::hub::Hub;
 use crate::tools::meta::not_found;
 use crate::tools::plausible_request_id;
-use crate::tools::refusal::Stop;
+use crate::tools::refusal::{Stop, fail};
 
 impl Hub {
-    /// Creates the approval request. A full store is a structured REFUSED (nothing changed).
+    /// Creates the approval request for `payload` and audits `approval.requested` with
+    /// `details` (what the operator will be shown, never secrets). A full store is a
+    /// structured REFUSED (nothing changed).
     pub(crate) fn submit(
         &self,
         tool: &str,
         operation: Operation,
-        payload: Value,
+        payload: &impl Serialize,
         trace_id: &str,
-    ) -> Result<(Lifecycle, Option<ApprovalRecord>), ToolError> {
+        details: Value,
+    ) -> Result<Lifecycle, ToolError> {
+        let payload = serde_json::to_value(payload)
+            .map_err(|e| ToolError::internal(format!("payload: {e}")))?;
         match self.approvals.create(operation, payload, trace_id) {
             Ok(record) => {
                 let view = record.view(self.approvals.now());
@@ -32,12 +38,18 @@ impl Hub {
                     record.request_id,
                     operation.resume_tool()
                 ));
-                Ok((lifecycle, Some(record)))
+                self.audit(
+                    AuditEvent::new("approval.requested", tool, trace_id)
+                        .request_id(&record.request_id)
+                        .outcome(Outcome::ApprovalRequired.as_str())
+                        .details(details),
+                );
+                Ok(lifecycle)
             }
             Err(e @ mcp_safety_core::approvals::StoreError::Full { .. }) => {
                 let stop = Stop::new(Outcome::Refused, e.code(), e.to_string());
                 self.audit_stop(tool, trace_id, None, &stop, json!({}));
-                Ok((Lifecycle::failed(stop.outcome, trace_id, stop.error), None))
+                Ok(Lifecycle::failed(stop.outcome, trace_id, stop.error))
             }
             Err(e) => Err(ToolError::internal(format!("approval store: {e}"))),
         }
@@ -159,6 +171,15 @@ pub(crate) struct Resumed<P> {
     /// CONSUMED, not yet executed; the caller turns it into SUCCEEDED or a stop.
     pub(crate) consumed: Lifecycle,
     pub(crate) payload: P,
+}
+
+impl<P> Resumed<P> {
+    /// Audits `stop` for this consumed request and gives its lifecycle: consumed, not
+    /// executed, with the stop's outcome and error.
+    pub(crate) fn stop(&self, hub: &Hub, tool: &str, stop: Stop, details: Value) -> Lifecycle {
+        hub.audit_stop(tool, &self.trace_id, Some(&self.request_id), &stop, details);
+        fail(self.consumed.clone(), stop)
+    }
 }
 
 impl Hub {

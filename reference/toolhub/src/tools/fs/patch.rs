@@ -14,8 +14,7 @@ use crate::contract::{
 use crate::error::ToolError;
 use crate::hub::Hub;
 use crate::limits;
-use crate::tools::lifecycle::Resumed;
-use crate::tools::refusal::{Stop, fail, file_changed};
+use crate::tools::refusal::{Stop, file_changed};
 
 impl Hub {
     /// `filesystem.apply_patch`: validate (the patch must apply now), then APPROVAL_REQUIRED.
@@ -37,27 +36,18 @@ impl Hub {
         let (additions, deletions, bytes_before) =
             (payload.additions, payload.deletions, payload.bytes_before);
         let observed = payload.observed_sha256.clone();
-        let payload = serde_json::to_value(&payload)
-            .map_err(|e| ToolError::internal(format!("payload: {e}")))?;
-        let (lifecycle, record) = self.submit(tool, Operation::ApplyPatch, payload, &trace_id)?;
-        let mut out = ApplyPatchOutput::new(lifecycle, shown.clone());
-        out.previous_hash = Some(observed.clone());
+        let details = json!({
+            "path": shown,
+            "additions": additions,
+            "deletions": deletions,
+            "previous_hash": observed,
+        });
+        let lifecycle = self.submit(tool, Operation::ApplyPatch, &payload, &trace_id, details)?;
+        let mut out = ApplyPatchOutput::new(lifecycle, shown);
+        out.previous_hash = Some(observed);
         out.bytes_before = Some(bytes_before);
         out.additions = Some(additions);
         out.deletions = Some(deletions);
-        if let Some(record) = record {
-            self.audit(
-                AuditEvent::new("approval.requested", tool, &trace_id)
-                    .request_id(&record.request_id)
-                    .outcome(Outcome::ApprovalRequired.as_str())
-                    .details(json!({
-                        "path": shown,
-                        "additions": additions,
-                        "deletions": deletions,
-                        "previous_hash": observed,
-                    })),
-            );
-        }
         Ok(out)
     }
 
@@ -129,24 +119,13 @@ impl Hub {
                 Ok(r) => r,
                 Err((lifecycle, path)) => return Ok(ApplyPatchOutput::new(lifecycle, path)),
             };
-        let Resumed {
-            trace_id,
-            request_id,
-            consumed,
-            payload,
-        } = resumed;
         let stop_with = |stop: Stop, shown: &str| {
-            self.audit_stop(
-                tool,
-                &trace_id,
-                Some(&request_id),
-                &stop,
-                json!({"path": shown}),
-            );
-            let mut out = ApplyPatchOutput::new(fail(consumed.clone(), stop), shown);
-            out.previous_hash = Some(payload.observed_sha256.clone());
+            let lifecycle = resumed.stop(self, tool, stop, json!({"path": shown}));
+            let mut out = ApplyPatchOutput::new(lifecycle, shown);
+            out.previous_hash = Some(resumed.payload.observed_sha256.clone());
             out
         };
+        let payload = &resumed.payload;
         let path = match RelPath::parse(&payload.path) {
             Ok(p) => p,
             Err(e) => return Ok(stop_with(Stop::jail(&e), &payload.path)),
@@ -177,7 +156,7 @@ impl Hub {
         );
         match result {
             Ok(w) => {
-                let mut lifecycle = consumed.clone();
+                let mut lifecycle = resumed.consumed.clone();
                 lifecycle.outcome = Outcome::Succeeded;
                 lifecycle.executed = true;
                 lifecycle.message = Some(format!(
@@ -185,8 +164,8 @@ impl Hub {
                     patched.additions, patched.deletions
                 ));
                 self.audit(
-                    AuditEvent::new("operation.executed", tool, &trace_id)
-                        .request_id(&request_id)
+                    AuditEvent::new("operation.executed", tool, &resumed.trace_id)
+                        .request_id(&resumed.request_id)
                         .outcome(Outcome::Succeeded.as_str())
                         .details(json!({
                             "path": shown,

@@ -14,8 +14,7 @@ use crate::contract::{
 use crate::error::ToolError;
 use crate::hub::Hub;
 use crate::limits;
-use crate::tools::lifecycle::Resumed;
-use crate::tools::refusal::{Stop, fail, file_changed};
+use crate::tools::refusal::{Stop, file_changed};
 
 /// The parent of a non-root path (`None` for a top-level name).
 fn parent_of(path: &RelPath) -> Option<RelPath> {
@@ -53,25 +52,16 @@ impl Hub {
             observed_sha256: observed.clone(),
             bytes,
         };
-        let payload = serde_json::to_value(&payload)
-            .map_err(|e| ToolError::internal(format!("payload: {e}")))?;
         let shown = path.display().to_string();
-        let (lifecycle, record) = self.submit(tool, Operation::WriteFile, payload, &trace_id)?;
-        let mut out = WriteFileOutput::new(lifecycle, shown.clone());
-        out.previous_hash = observed.clone();
-        if let Some(record) = record {
-            self.audit(
-                AuditEvent::new("approval.requested", tool, &trace_id)
-                    .request_id(&record.request_id)
-                    .outcome(Outcome::ApprovalRequired.as_str())
-                    .details(json!({
-                        "path": shown,
-                        "bytes": bytes,
-                        "create_parents": create_parents,
-                        "previous_hash": observed,
-                    })),
-            );
-        }
+        let details = json!({
+            "path": shown,
+            "bytes": bytes,
+            "create_parents": create_parents,
+            "previous_hash": observed,
+        });
+        let lifecycle = self.submit(tool, Operation::WriteFile, &payload, &trace_id, details)?;
+        let mut out = WriteFileOutput::new(lifecycle, shown);
+        out.previous_hash = observed;
         Ok(out)
     }
 
@@ -178,24 +168,13 @@ impl Hub {
                 Ok(r) => r,
                 Err((lifecycle, path)) => return Ok(WriteFileOutput::new(lifecycle, path)),
             };
-        let Resumed {
-            trace_id,
-            request_id,
-            consumed,
-            payload,
-        } = resumed;
+        let payload = &resumed.payload;
         let path = match RelPath::parse(&payload.path) {
             Ok(p) => p,
             Err(e) => {
-                let stop = Stop::jail(&e);
-                self.audit_stop(
-                    tool,
-                    &trace_id,
-                    Some(&request_id),
-                    &stop,
-                    json!({"path": payload.path}),
-                );
-                return Ok(WriteFileOutput::new(fail(consumed, stop), payload.path));
+                let details = json!({"path": payload.path});
+                let lifecycle = resumed.stop(self, tool, Stop::jail(&e), details);
+                return Ok(WriteFileOutput::new(lifecycle, payload.path.clone()));
             }
         };
         let shown = path.display().to_string();
@@ -208,13 +187,13 @@ impl Hub {
         );
         match result {
             Ok(w) => {
-                let mut lifecycle = consumed;
+                let mut lifecycle = resumed.consumed.clone();
                 lifecycle.outcome = Outcome::Succeeded;
                 lifecycle.executed = true;
                 lifecycle.message = Some(format!("wrote {} bytes to {shown}", w.bytes_written));
                 self.audit(
-                    AuditEvent::new("operation.executed", tool, &trace_id)
-                        .request_id(&request_id)
+                    AuditEvent::new("operation.executed", tool, &resumed.trace_id)
+                        .request_id(&resumed.request_id)
                         .outcome(Outcome::Succeeded.as_str())
                         .details(json!({
                             "path": shown,
@@ -236,15 +215,9 @@ impl Hub {
                     JailError::Conflict { .. } => file_changed(),
                     e => Stop::jail(&e),
                 };
-                self.audit_stop(
-                    tool,
-                    &trace_id,
-                    Some(&request_id),
-                    &stop,
-                    json!({"path": shown}),
-                );
-                let mut out = WriteFileOutput::new(fail(consumed, stop), shown);
-                out.previous_hash = payload.observed_sha256;
+                let lifecycle = resumed.stop(self, tool, stop, json!({"path": shown}));
+                let mut out = WriteFileOutput::new(lifecycle, shown);
+                out.previous_hash = payload.observed_sha256.clone();
                 Ok(out)
             }
         }

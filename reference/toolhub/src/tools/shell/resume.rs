@@ -14,8 +14,7 @@ use super::program::{check_cwd, identity_stop};
 use crate::contract::{ErrorInfo, Lifecycle, Outcome, RequestIdInput, Risk, ShellRunOutput, tools};
 use crate::error::ToolError;
 use crate::hub::Hub;
-use crate::tools::lifecycle::Resumed;
-use crate::tools::refusal::{Stop, fail};
+use crate::tools::refusal::Stop;
 
 /// Codes of executions that ran but did not succeed, and of setup failures.
 pub mod exec_codes {
@@ -64,29 +63,21 @@ impl Hub {
                     return Ok(output(lifecycle, payload.as_ref()));
                 }
             };
-        let Resumed {
-            trace_id,
-            request_id,
-            consumed,
-            payload,
-        } = resumed;
         let stop_with = |stop: Stop, payload: &ShellPayload| {
-            self.audit_stop(
-                tool,
-                &trace_id,
-                Some(&request_id),
-                &stop,
-                json!({"executable": payload.executable.basename()}),
-            );
-            Ok(output(fail(consumed.clone(), stop), Some(payload)))
+            let details = json!({"executable": payload.executable.basename()});
+            Ok(output(
+                resumed.stop(self, tool, stop, details),
+                Some(payload),
+            ))
         };
+        let payload = &resumed.payload;
         if payload.workspace_id != self.workspace.id() {
             let stop = Stop::new(
                 Outcome::Refused,
                 exec_codes::WORKSPACE_MISMATCH,
                 "the request was made for another workspace",
             );
-            return stop_with(stop, &payload);
+            return stop_with(stop, payload);
         }
         if payload.env.digest() != payload.env_digest {
             let stop = Stop::new(
@@ -94,11 +85,11 @@ impl Hub {
                 exec_codes::ENVIRONMENT_MISMATCH,
                 "the stored environment snapshot does not match its digest; submit a new request",
             );
-            return stop_with(stop, &payload);
+            return stop_with(stop, payload);
         }
         let cwd = match check_cwd(&self.workspace, &payload.cwd) {
             Ok(cwd) => cwd,
-            Err(stop) => return stop_with(stop, &payload),
+            Err(stop) => return stop_with(stop, payload),
         };
         let spec = ExecSpec {
             program: payload.executable.canonical_path.clone(),
@@ -111,12 +102,14 @@ impl Hub {
             capture_limit: exec::MAX_CAPTURE_BYTES_PER_STREAM,
         };
         match exec::run(&spec) {
-            Ok(result) => Ok(self.executed(consumed, &request_id, &payload, result)),
-            Err(ExecError::Identity(e)) => stop_with(identity_stop(&e), &payload),
-            Err(e) => stop_with(
-                Stop::new(Outcome::Failed, e.code(), e.to_string()),
-                &payload,
-            ),
+            Ok(result) => Ok(self.executed(
+                resumed.consumed.clone(),
+                &resumed.request_id,
+                payload,
+                result,
+            )),
+            Err(ExecError::Identity(e)) => stop_with(identity_stop(&e), payload),
+            Err(e) => stop_with(Stop::new(Outcome::Failed, e.code(), e.to_string()), payload),
         }
     }
 

@@ -84,29 +84,19 @@ impl Hub {
             risk,
             risk_reason,
         };
-        let payload = serde_json::to_value(&payload)
-            .map_err(|e| ToolError::internal(format!("payload: {e}")))?;
-        let (lifecycle, record) = self.submit(tool, Operation::ShellRun, payload, &trace_id)?;
-        out.lifecycle = lifecycle;
-        if let Some(record) = record {
-            self.audit(
-                AuditEvent::new("approval.requested", tool, &trace_id)
-                    .request_id(&record.request_id)
-                    .outcome(Outcome::ApprovalRequired.as_str())
-                    .details(json!({
-                        "executable": {
-                            "basename": identity.basename(),
-                            "sha256": identity.sha256,
-                            "size": identity.size,
-                        },
-                        "args": redact_value(&json!(out.args)),
-                        "arg_count": out.args.len(),
-                        "cwd": out.cwd,
-                        "timeout_seconds": timeout,
-                        "risk": risk,
-                    })),
-            );
-        }
+        let details = json!({
+            "executable": {
+                "basename": identity.basename(),
+                "sha256": identity.sha256,
+                "size": identity.size,
+            },
+            "args": redact_value(&json!(out.args)),
+            "arg_count": out.args.len(),
+            "cwd": out.cwd,
+            "timeout_seconds": timeout,
+            "risk": risk,
+        });
+        out.lifecycle = self.submit(tool, Operation::ShellRun, &payload, &trace_id, details)?;
         Ok(out)
     }
 
