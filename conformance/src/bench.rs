@@ -6,7 +6,7 @@
 use crate::interp::Vars;
 use crate::model::{self, FileError};
 use crate::process::Invocation;
-use crate::runner::{TargetCtx, context::build_invocation, run_scenario_timed};
+use crate::runner::{TargetCtx, context::build_invocation, create_sandbox, run_scenario_timed};
 use crate::sandbox::{Sandbox, SandboxSpec};
 use crate::session::Session;
 use serde_json::{Value, json};
@@ -127,14 +127,7 @@ pub fn run(args: BenchArgs, tctx: TargetCtx) -> u8 {
 /// Prepares a sandbox and the server's invocation as a scenario without steps would.
 fn server_invocation(tctx: &TargetCtx) -> Result<(Sandbox, Invocation), String> {
     let mut vars: Vars = tctx.base_vars();
-    let sandbox = Sandbox::create(
-        &SandboxSpec::default(),
-        &|t: &str, _: &BTreeMap<String, String>| Ok(t.to_string()),
-    )
-    .map_err(|e| format!("cannot prepare a sandbox: {e}"))?;
-    for (k, v) in sandbox.variables() {
-        vars.set_str(k, v);
-    }
+    let sandbox = create_sandbox(tctx, &SandboxSpec::default(), &mut vars)?;
     let inv = build_invocation(
         tctx,
         &tctx.target.server,

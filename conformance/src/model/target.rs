@@ -4,6 +4,7 @@
 //! scenarios stay implementation-neutral and name knobs instead.
 
 use crate::duration::Span;
+use crate::sandbox::DirSpec;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
@@ -37,6 +38,14 @@ pub struct Target {
     /// Extra variables for scenarios, visible as `${target.NAME}`.
     #[serde(default)]
     pub vars: BTreeMap<String, Value>,
+    /// A default seed of every scenario's `${workspace}` (same form as a scenario's
+    /// `workspace:`), laid under the scenario's own: where both name the same path, the
+    /// scenario's entry wins, and a scenario's `git` replaces the target's. File contents
+    /// and link targets are `${...}`-expanded like a scenario's. For a server that needs a
+    /// file the scenarios of a generic suite do not seed, e.g. a hub's configuration, which
+    /// the hub suite's scenarios seed themselves and the protocol suite's do not.
+    #[serde(default)]
+    pub workspace: DirSpec,
     /// Default deadlines for this target.
     #[serde(default)]
     pub timeouts: Timeouts,

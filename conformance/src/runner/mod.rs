@@ -9,7 +9,7 @@ pub mod scenario;
 mod steps;
 
 pub use context::TargetCtx;
-pub use scenario::{StepTiming, run_scenario, run_scenario_timed, skip_reason};
+pub use scenario::{StepTiming, create_sandbox, run_scenario, run_scenario_timed, skip_reason};
 
 use crate::model::Scenario;
 use crate::report::{RunReport, ScenarioResult, Status};

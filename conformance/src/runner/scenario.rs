@@ -2,9 +2,10 @@
 
 use super::context::{Run, ServerSlot, TargetCtx, build_invocation, lock};
 use super::steps::StepFailure;
+use crate::interp::Vars;
 use crate::model::Scenario;
 use crate::report::{Failure, FailureKind, ScenarioResult, Status};
-use crate::sandbox::Sandbox;
+use crate::sandbox::{Sandbox, SandboxSpec};
 use crate::session::Session;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
@@ -125,24 +126,38 @@ pub async fn run_scenario_timed(
     (result, timings)
 }
 
-/// Creates the sandbox, the variables and the (not yet started) servers.
-fn setup<'a>(tctx: &'a TargetCtx, scenario: &'a Scenario) -> Result<Run<'a>, String> {
-    let mut vars = tctx.base_vars();
-    let sandbox = Sandbox::create(&scenario.sandbox, &|text: &str,
-                                                       sandbox_vars: &BTreeMap<
-        String,
-        String,
-    >| {
-        let mut v = vars.clone();
-        for (k, val) in sandbox_vars {
-            v.set_str(k.clone(), val.clone());
-        }
-        v.expand_str(text).map_err(|e| e.to_string())
-    })
+/// Creates a sandbox from `spec` with the target's default workspace seed laid under it,
+/// expanding `${...}` in seeded contents with `vars` plus the sandbox's own variables, which
+/// are then added to `vars`. Scenarios and `bench` prepare their sandboxes the same way.
+pub fn create_sandbox(
+    tctx: &TargetCtx,
+    spec: &SandboxSpec,
+    vars: &mut Vars,
+) -> Result<Sandbox, String> {
+    let mut seed = spec.clone();
+    seed.workspace = spec.workspace.layered_over(&tctx.target.workspace);
+    let base = vars.clone();
+    let sandbox = Sandbox::create(
+        &seed,
+        &|text: &str, sandbox_vars: &BTreeMap<String, String>| {
+            let mut v = base.clone();
+            for (k, val) in sandbox_vars {
+                v.set_str(k.clone(), val.clone());
+            }
+            v.expand_str(text).map_err(|e| e.to_string())
+        },
+    )
     .map_err(|e| format!("cannot prepare the sandbox: {e}"))?;
     for (k, v) in sandbox.variables() {
         vars.set_str(k, v);
     }
+    Ok(sandbox)
+}
+
+/// Creates the sandbox, the variables and the (not yet started) servers.
+fn setup<'a>(tctx: &'a TargetCtx, scenario: &'a Scenario) -> Result<Run<'a>, String> {
+    let mut vars = tctx.base_vars();
+    let sandbox = create_sandbox(tctx, &scenario.sandbox, &mut vars)?;
     let scenario_dir = std::path::Path::new(&scenario.file)
         .canonicalize()
         .ok()

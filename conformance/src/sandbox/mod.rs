@@ -10,6 +10,7 @@
 //! writes through a symlink, so only the server under test can be tricked by those links.
 
 mod describe;
+mod layer;
 mod seed;
 mod spec;
 #[cfg(test)]

@@ -27,6 +27,7 @@ mod registry;
 mod run;
 
 pub use capture::{CaptureBuffer, Captured};
+pub use contain::contain_child;
 pub use env::SanitizedEnv;
 pub use identity::{ExecutableIdentity, IdentityError};
 pub use registry::enable_subreaper;

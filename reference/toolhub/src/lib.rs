@@ -5,7 +5,6 @@
 //! - [`contract`]: the public Contract V1 types (inputs, outputs, outcomes, statuses).
 //! - [`server`]: the rmcp server and its 14 tools.
 //! - [`tools`]: tool bodies, synchronous methods on [`hub::Hub`].
-//! - [`guard`]: the stdio line guard and single stdout writer in front of rmcp.
 //! - [`config`]: environment configuration shared by the server and the admin CLI.
 //! - [`admin`]: the trusted operator CLI (`mcp-toolhub-admin`).
 //! - [`surface`]: the normalized contract surface locked by `fixtures/contract_v1.json`.
@@ -14,7 +13,6 @@ pub mod admin;
 pub mod config;
 pub mod contract;
 pub mod error;
-pub mod guard;
 pub mod hub;
 pub mod limits;
 pub mod serve;

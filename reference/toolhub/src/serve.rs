@@ -9,9 +9,9 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 use crate::config::Config;
-use crate::guard::{SessionEnd, serve_guarded};
 use crate::hub::Hub;
 use crate::server::ToolHubServer;
+use mcp_stdio_guard::{SessionEnd, serve_guarded};
 
 const PROG: &str = "mcp-toolhub";
 

@@ -26,13 +26,15 @@ const GUARD_CLEANUP: Duration = Duration::from_secs(2);
 /// Pause between kill passes while waiting for the tree to disappear.
 const KILL_POLL: Duration = Duration::from_millis(2);
 
-/// Makes the child a session (and process group) leader and ties it to our lifetime.
+/// Makes the child a session (and process group) leader and ties it to our lifetime, so a
+/// whole tree can be signalled through its group and the child dies with us (Linux).
 ///
-/// The death signal fires when the spawning *thread* ends; `run` blocks that thread until
-/// the child is reaped, so for the call's duration that is our lifetime. The one `unsafe`
-/// block of the module: `pre_exec` runs in the forked child.
+/// The death signal fires when the spawning *thread* ends: spawn from a thread that lives as
+/// long as the child should (`run` blocks its thread until the child is reaped; mcp-hub
+/// spawns its upstreams from the main thread). Shared by every reference server that starts
+/// children, so the one `unsafe` block stays here: `pre_exec` runs in the forked child.
 #[allow(unsafe_code)]
-pub(crate) fn contain_child(cmd: &mut Command) {
+pub fn contain_child(cmd: &mut Command) {
     let parent = nix::unistd::getpid();
     // SAFETY: the closure runs in the child between fork and exec, where only
     // async-signal-safe operations are allowed. It calls setsid, prctl(PR_SET_PDEATHSIG)

@@ -1,17 +1,5 @@
-//! `mcp-hub`: placeholder until its issue lands. It answers `--version` and refuses to serve,
-//! so nothing mistakes it for a working server.
+//! `mcp-hub CONFIG.toml`: see the crate documentation.
 
-use std::process::ExitCode;
-
-fn main() -> ExitCode {
-    match std::env::args().nth(1).as_deref() {
-        Some("--version") | Some("-V") => {
-            println!("mcp-hub {}", mcp_safety_core::VERSION);
-            ExitCode::SUCCESS
-        }
-        _ => {
-            eprintln!("mcp-hub: not implemented yet");
-            ExitCode::from(2)
-        }
-    }
+fn main() -> std::process::ExitCode {
+    mcp_hub::cli::main()
 }

@@ -1,0 +1,30 @@
+//! Reference `mcp-hub`: a tools-only MCP aggregation server over stdio.
+//!
+//! It starts the configured stdio MCP servers (concurrently), lists their tools, and serves
+//! one curated inventory: optional `prefix.tool` names, include/exclude masks, safety-hint
+//! overrides. Calls, cancellations and progress are routed to the owning upstream. See the
+//! crate README for the configuration reference and guarantees.
+//!
+//! - [`config`]: the TOML file, parsed into raw structs, validated into newtypes.
+//! - [`mask`]: `*` tool-name masks.
+//! - [`upstream`]: upstream processes and their client sessions.
+//! - [`registry`]: the outward inventory, fixed at startup.
+//! - [`router`]: calls, cancellations and progress by owner.
+//! - [`server`]: the rmcp server handler (tools only).
+//! - [`run`]: startup, serving, signals and shutdown.
+//! - [`cli`]: the command line.
+
+#![warn(missing_docs)]
+
+pub mod cli;
+pub mod config;
+pub mod logging;
+pub mod mask;
+pub mod registry;
+pub mod router;
+pub mod run;
+pub mod server;
+pub mod upstream;
+
+/// The package version (the workspace version).
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -1,0 +1,234 @@
+//! Routing of outward calls, cancellations and progress to their owning upstream.
+//!
+//! A call is forwarded under its original name to the upstream that owns it; the result comes
+//! back as the upstream gave it (content, structured content, `isError`). While a call runs,
+//! one entry maps its outward request id to (upstream, upstream request id), so a client's
+//! `notifications/cancelled` reaches that upstream only, with the upstream's id. The entry is
+//! removed when the call ends in any way, so the hub's state does not grow with the number of
+//! calls. Progress is routed by the upstream session (see [`crate::upstream::session`]).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use rmcp::ErrorData as McpError;
+use rmcp::RoleServer;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, CancelledNotificationParam, ErrorCode,
+    NotificationMetaObject, RequestId,
+};
+use rmcp::service::RequestContext;
+use serde_json::Value;
+
+use crate::registry::Registry;
+use crate::upstream::wire::{ResponseError, parse_response};
+use crate::upstream::{ProgressRoute, Session, SessionError};
+
+/// Active calls: outward request id -> (upstream index, upstream request id).
+type Active = Mutex<HashMap<RequestId, (usize, u64)>>;
+
+/// The hub's routing core, shared by every outward request.
+#[derive(Debug)]
+pub struct Router {
+    registry: Registry,
+    upstreams: Vec<Arc<Session>>,
+    active: Active,
+}
+
+impl Router {
+    /// A router over `registry`, whose routes index into `upstreams`.
+    pub fn new(registry: Registry, upstreams: Vec<Arc<Session>>) -> Self {
+        Self {
+            registry,
+            upstreams,
+            active: Mutex::default(),
+        }
+    }
+
+    /// The fixed outward inventory.
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    /// Forwards one `tools/call` and returns the upstream's result unchanged.
+    pub async fn call(
+        &self,
+        params: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let Some(route) = self.registry.route(&params.name) else {
+            return Err(McpError::invalid_params(
+                format!("unknown tool: {}", params.name),
+                None,
+            ));
+        };
+        let Some(session) = self.upstreams.get(route.upstream) else {
+            return Err(McpError::internal_error("route without upstream", None));
+        };
+        if context.ct.is_cancelled() {
+            return Err(cancelled());
+        }
+        let progress = context
+            .meta
+            .get_progress_token()
+            .map(|token| ProgressRoute {
+                peer: context.peer.clone(),
+                token,
+            });
+        let outcome = match session.begin_call(&route.original, params.arguments.as_ref(), progress)
+        {
+            Ok(mut call) => {
+                // Registered before the request is written, so a cancellation that follows
+                // the call at once still finds it.
+                let _active =
+                    ActiveEntry::insert(&self.active, context.id, route.upstream, call.id());
+                match call.send().await {
+                    Ok(()) => call.response().await,
+                    Err(e) => Err(e),
+                }
+            }
+            Err(e) => Err(e),
+        };
+        let failure = match outcome {
+            Ok(line) => match parse_call_result(&line) {
+                Ok(result) => return Ok(CallToolResponse::Complete(result)),
+                Err(ResponseError::Rpc(error)) => {
+                    tracing::warn!(
+                        instance_id = %session.id(),
+                        tool = %route.original,
+                        error = %error,
+                        "routed tool call failed at the upstream"
+                    );
+                    return Err(McpError::new(
+                        ErrorCode(i32::try_from(error.code).unwrap_or(ErrorCode::INTERNAL_ERROR.0)),
+                        error.message,
+                        error.data,
+                    ));
+                }
+                Err(e) => e.to_string(),
+            },
+            Err(SessionError::Cancelled) => return Err(cancelled()),
+            Err(e) => e.to_string(),
+        };
+        tracing::warn!(
+            instance_id = %session.id(),
+            tool = %route.original,
+            error = %failure,
+            "routed tool call failed at the upstream transport"
+        );
+        Err(McpError::internal_error(
+            format!("upstream `{}` failed: {failure}", session.id()),
+            None,
+        ))
+    }
+
+    /// Forwards a client's cancellation to the upstream running that call, if any.
+    pub async fn cancel(&self, params: CancelledNotificationParam, meta: NotificationMetaObject) {
+        let Some(request_id) = params.request_id else {
+            return;
+        };
+        let Some((upstream, upstream_id)) = lock(&self.active).remove(&request_id) else {
+            tracing::debug!(%request_id, "cancellation of no active call ignored");
+            return;
+        };
+        let Some(session) = self.upstreams.get(upstream) else {
+            return;
+        };
+        let meta = params
+            .meta
+            .filter(|m| !m.is_empty())
+            .or_else(|| (!meta.is_empty()).then_some(meta))
+            .and_then(|m| serde_json::to_value(m).ok());
+        if session.cancel(upstream_id, params.reason, meta).await {
+            tracing::debug!(instance_id = %session.id(), %request_id, upstream_id, "cancellation forwarded");
+        }
+    }
+}
+
+fn lock(active: &Active) -> MutexGuard<'_, HashMap<RequestId, (usize, u64)>> {
+    active.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn cancelled() -> McpError {
+    McpError::internal_error("request cancelled", None)
+}
+
+/// Parses an upstream `tools/call` result. rmcp's `CallToolResult` insists on a known field;
+/// a result that is only `{}` or `{"_meta": ...}` is a valid empty result, so `content` is
+/// supplied for it.
+fn parse_call_result(line: &[u8]) -> Result<CallToolResult, ResponseError> {
+    match parse_response::<CallToolResult>(line) {
+        Ok(result) => Ok(result),
+        Err(ResponseError::Invalid(first)) => {
+            let Ok(Value::Object(mut result)) = parse_response::<Value>(line) else {
+                return Err(ResponseError::Invalid(first));
+            };
+            if result.contains_key("content") {
+                return Err(ResponseError::Invalid(first));
+            }
+            result.insert("content".to_owned(), Value::Array(Vec::new()));
+            serde_json::from_value(Value::Object(result))
+                .map_err(|e| ResponseError::Invalid(e.to_string()))
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// The active-call entry of one call, removed when the call ends however it ends.
+struct ActiveEntry<'a> {
+    active: &'a Active,
+    key: RequestId,
+    value: (usize, u64),
+}
+
+impl<'a> ActiveEntry<'a> {
+    fn insert(active: &'a Active, key: RequestId, upstream: usize, upstream_id: u64) -> Self {
+        let value = (upstream, upstream_id);
+        lock(active).insert(key.clone(), value);
+        Self { active, key, value }
+    }
+}
+
+impl Drop for ActiveEntry<'_> {
+    fn drop(&mut self) {
+        let mut active = lock(self.active);
+        // A client reusing an id for a concurrent call owns the entry now: leave it.
+        if active.get(&self.key) == Some(&self.value) {
+            active.remove(&self.key);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn results_are_parsed_as_given_and_empty_results_accepted() {
+        let full = br#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"x"}],"structuredContent":{"a":1},"isError":true}}"#;
+        let result = parse_call_result(full).expect("result");
+        assert_eq!(result.is_error, Some(true));
+        assert_eq!(result.structured_content, Some(serde_json::json!({"a": 1})));
+        let empty = br#"{"jsonrpc":"2.0","id":1,"result":{}}"#;
+        assert!(parse_call_result(empty).expect("empty").content.is_empty());
+        let error = br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"no"}}"#;
+        assert!(matches!(
+            parse_call_result(error),
+            Err(ResponseError::Rpc(_))
+        ));
+    }
+
+    #[test]
+    fn active_entries_leave_when_their_call_ends() {
+        let active: Active = Mutex::default();
+        {
+            let _a = ActiveEntry::insert(&active, RequestId::Number(1), 0, 7);
+            assert_eq!(lock(&active).len(), 1);
+            // A reused id replaces the entry; the first call's end leaves the new one.
+            let b = ActiveEntry::insert(&active, RequestId::Number(1), 1, 8);
+            drop(b);
+            assert!(lock(&active).is_empty());
+            let _c = ActiveEntry::insert(&active, RequestId::Number(1), 1, 9);
+        }
+        assert!(lock(&active).is_empty());
+    }
+}

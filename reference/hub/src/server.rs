@@ -1,0 +1,89 @@
+//! The outward MCP face of the hub: an rmcp server advertising tools only.
+//!
+//! Protocol versions: `initialize` may ask for 2024-11-05, 2025-03-26, 2025-06-18 or
+//! 2025-11-25 (answered as asked), 2026-07-28 (answered as asked through the legacy lifecycle;
+//! rmcp would answer 2025-11-25, so the stdio guard writes the asked version into that one
+//! answer, see [`guard_options`]), or anything else (answered 2025-11-25). The service
+//! supports only the legacy versions inside rmcp, so `server/discover` and 2026-07-28
+//! per-request metadata get errors rather than a half-supported stateless lifecycle.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use rmcp::ErrorData as McpError;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CancelledNotificationParam, Implementation,
+    InitializeResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities,
+    ServerConfig,
+};
+use rmcp::service::{NotificationContext, RequestContext};
+use rmcp::{RoleServer, ServerHandler};
+use tokio::sync::Notify;
+
+use crate::router::Router;
+
+/// The version answered to clients asking for one the hub does not know.
+pub const DEFAULT_PROTOCOL_VERSION: ProtocolVersion = ProtocolVersion::V_2025_11_25;
+
+/// The guard settings the hub serves with: 2026-07-28 is answered as asked, and
+/// `input_closed` is notified when the client closes stdin.
+pub fn guard_options(input_closed: Arc<Notify>) -> mcp_stdio_guard::GuardOptions {
+    mcp_stdio_guard::GuardOptions {
+        echo_initialize_versions: vec![ProtocolVersion::V_2026_07_28],
+        input_closed: Some(input_closed),
+    }
+}
+
+/// The hub's rmcp server handler.
+#[derive(Debug, Clone)]
+pub struct HubServer {
+    router: Arc<Router>,
+}
+
+impl HubServer {
+    /// A handler serving `router`'s inventory.
+    pub fn new(router: Arc<Router>) -> Self {
+        Self { router }
+    }
+}
+
+impl ServerHandler for HubServer {
+    fn get_info(&self) -> ServerConfig {
+        InitializeResult::new(ServerCapabilities::builder().enable_tools().build())
+            .with_protocol_version(DEFAULT_PROTOCOL_VERSION)
+            .with_server_info(Implementation::new("mcp-hub", crate::VERSION))
+            .with_instructions(
+                "mcp-hub: one tool inventory aggregated from several MCP servers. Tools only.",
+            )
+    }
+
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        Cow::Borrowed(ProtocolVersion::known_up_to(&DEFAULT_PROTOCOL_VERSION))
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        Ok(ListToolsResult::with_all_items(
+            self.router.registry().tools().to_vec(),
+        ))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        self.router.call(request, context).await
+    }
+
+    async fn on_cancelled(
+        &self,
+        notification: CancelledNotificationParam,
+        context: NotificationContext<RoleServer>,
+    ) {
+        self.router.cancel(notification, context.meta).await;
+    }
+}

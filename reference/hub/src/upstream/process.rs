@@ -1,0 +1,139 @@
+//! An upstream's process: spawned contained, its stderr relayed, ended with the hub.
+//!
+//! Each child is started in a new session (so it leads a process group the hub can signal as
+//! a whole) with a parent-death signal (so it dies with the hub even on SIGKILL), through the
+//! safety core's one `contain_child` helper. The death signal is tied to the spawning thread:
+//! the hub spawns from its main thread, which runs the whole session.
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use nix::sys::signal::{Signal, killpg};
+use nix::unistd::Pid;
+use tokio::io::{AsyncRead, BufReader};
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+
+use crate::config::{InstanceId, ServerConfig};
+use mcp_stdio_guard::{LineRead, read_bounded_line};
+
+/// The tracing target of relayed upstream stderr lines.
+pub const STDERR_TARGET: &str = "mcp_hub::upstream_stderr";
+/// Longest relayed stderr line; longer ones are cut.
+const MAX_STDERR_LINE: usize = 64 * 1024;
+
+/// A running upstream child. Dropping it kills its process group.
+#[derive(Debug)]
+pub struct UpstreamProcess {
+    id: InstanceId,
+    child: Child,
+    /// The process group (= the child's pid) while the child is unreaped.
+    group: Option<Pid>,
+}
+
+/// A freshly spawned upstream and its protocol pipes.
+#[derive(Debug)]
+pub struct Spawned {
+    /// The process.
+    pub process: UpstreamProcess,
+    /// Its stdin (our requests).
+    pub stdin: ChildStdin,
+    /// Its stdout (its answers).
+    pub stdout: ChildStdout,
+}
+
+/// Starts the upstream described by `config`.
+pub fn spawn(config: &ServerConfig) -> std::io::Result<Spawned> {
+    let mut cmd = Command::new(&config.command);
+    cmd.args(&config.args)
+        .envs(config.env.iter().map(|(k, v)| (k, v)))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(if config.stderr {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .kill_on_drop(true);
+    mcp_safety_core::exec::contain_child(cmd.as_std_mut());
+    let mut child = cmd.spawn()?;
+    let group = child
+        .id()
+        .and_then(|pid| i32::try_from(pid).ok())
+        .map(Pid::from_raw);
+    if let Some(stderr) = child.stderr.take() {
+        tokio::spawn(relay_stderr(config.id.clone(), stderr));
+    }
+    let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+        return Err(std::io::Error::other("the child's pipes are missing"));
+    };
+    Ok(Spawned {
+        process: UpstreamProcess {
+            id: config.id.clone(),
+            child,
+            group,
+        },
+        stdin,
+        stdout,
+    })
+}
+
+impl UpstreamProcess {
+    /// Waits up to `grace` for the child to exit by itself (its stdin was closed), then
+    /// SIGTERM, then SIGKILL to the whole group, and reaps it.
+    pub async fn shutdown(mut self, grace: Duration) {
+        if tokio::time::timeout(grace, self.child.wait())
+            .await
+            .is_err()
+        {
+            self.signal(Signal::SIGTERM);
+            if tokio::time::timeout(grace, self.child.wait())
+                .await
+                .is_err()
+            {
+                tracing::debug!(instance_id = %self.id, "upstream ignored SIGTERM; killing");
+            }
+        }
+        // Descendants left in the group die with it. The group id stays reserved while any
+        // member exists, so this cannot reach an unrelated process group.
+        self.signal(Signal::SIGKILL);
+        let _ = self.child.wait().await;
+        self.group = None;
+    }
+
+    /// Sends `signal` to the child's process group.
+    fn signal(&self, signal: Signal) {
+        if let Some(group) = self.group {
+            let _ = killpg(group, signal);
+        }
+    }
+}
+
+impl Drop for UpstreamProcess {
+    fn drop(&mut self) {
+        // Every early exit (startup failure, omitted upstream, panic) ends the whole tree.
+        self.signal(Signal::SIGKILL);
+    }
+}
+
+/// Relays each stderr line of upstream `id` as one INFO event on [`STDERR_TARGET`].
+async fn relay_stderr<R: AsyncRead + Unpin>(id: InstanceId, stderr: R) {
+    let mut reader = BufReader::new(stderr);
+    let mut buf = Vec::with_capacity(256);
+    loop {
+        match read_bounded_line(&mut reader, &mut buf, MAX_STDERR_LINE).await {
+            Ok(LineRead::Line) => {
+                let text = String::from_utf8_lossy(&buf);
+                let text = text.trim_end_matches(['\n', '\r']);
+                if !text.trim().is_empty() {
+                    tracing::info!(target: STDERR_TARGET, instance_id = %id, "{text}");
+                }
+            }
+            Ok(LineRead::Oversized) => tracing::info!(
+                target: STDERR_TARGET,
+                instance_id = %id,
+                "[a stderr line longer than {MAX_STDERR_LINE} bytes was dropped]"
+            ),
+            Ok(LineRead::Eof) | Err(_) => break,
+        }
+    }
+}

@@ -1,0 +1,425 @@
+//! One MCP client session with one upstream, over its stdin/stdout.
+//!
+//! Two tasks per session: the writer (the only one writing the child's stdin) and the reader
+//! (the only one reading its stdout). Requests are registered in `pending` under an id the
+//! session allocates; the reader hands each response line to its waiter and routes
+//! `notifications/progress` by token (the token of a call is its request id). An entry
+//! leaves `pending` when its response arrives, when it is cancelled, or when its waiter goes
+//! away, so nothing grows with the number of calls. When stdout ends, every waiter is failed
+//! and later requests fail at once.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
+
+use rmcp::model::{CustomNotification, ProgressToken, ServerNotification};
+use rmcp::{Peer, RoleServer};
+use serde::Serialize;
+use serde_json::{Map, Value};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::{mpsc, oneshot};
+
+use super::wire::{self, Head};
+use crate::config::InstanceId;
+use mcp_stdio_guard::{LineRead, MAX_LINE_BYTES, read_bounded_line};
+
+/// Lines queued for the writer before senders wait.
+const WRITE_QUEUE: usize = 1024;
+
+/// Where progress of one call goes: the outward client and the token it chose.
+#[derive(Debug, Clone)]
+pub struct ProgressRoute {
+    /// The outward session.
+    pub peer: Peer<RoleServer>,
+    /// The client's token, restored on each forwarded notification.
+    pub token: ProgressToken,
+}
+
+/// Why a request got no response.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SessionError {
+    /// The upstream's stdout ended or its stdin broke.
+    #[error("upstream connection closed: {0}")]
+    Closed(Arc<str>),
+    /// The request was cancelled (its pending entry was removed by [`Session::cancel`]).
+    #[error("request cancelled")]
+    Cancelled,
+}
+
+struct Pending {
+    reply: oneshot::Sender<Vec<u8>>,
+    progress: Option<ProgressRoute>,
+}
+
+#[derive(Default)]
+struct State {
+    pending: HashMap<u64, Pending>,
+    closed: Option<Arc<str>>,
+}
+
+/// A running client session with one upstream.
+pub struct Session {
+    id: InstanceId,
+    out: mpsc::Sender<Vec<u8>>,
+    state: Mutex<State>,
+    next_id: AtomicU64,
+    closing: AtomicBool,
+    ready: AtomicBool,
+    stop_writer: Mutex<Option<oneshot::Sender<()>>>,
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session").field("id", &self.id).finish()
+    }
+}
+
+/// A request that has been registered but perhaps not written yet.
+pub struct Call<'a> {
+    session: &'a Session,
+    id: u64,
+    line: Option<Vec<u8>>,
+    reply: oneshot::Receiver<Vec<u8>>,
+}
+
+impl Session {
+    /// Starts the session's reader and writer over the child's pipes.
+    pub fn start<W, R>(id: InstanceId, stdin: W, stdout: R) -> Arc<Self>
+    where
+        W: AsyncWrite + Unpin + Send + 'static,
+        R: AsyncRead + Unpin + Send + 'static,
+    {
+        let (out, rx) = mpsc::channel(WRITE_QUEUE);
+        let (stop_tx, stop_rx) = oneshot::channel();
+        let session = Arc::new(Self {
+            id,
+            out,
+            state: Mutex::default(),
+            next_id: AtomicU64::new(1),
+            closing: AtomicBool::new(false),
+            ready: AtomicBool::new(false),
+            stop_writer: Mutex::new(Some(stop_tx)),
+        });
+        tokio::spawn(write_lines(Arc::downgrade(&session), rx, stop_rx, stdin));
+        tokio::spawn(read_lines(session.clone(), stdout));
+        session
+    }
+
+    /// The upstream's instance id.
+    pub fn id(&self) -> &InstanceId {
+        &self.id
+    }
+
+    /// Registers a request; [`Call::send`] writes it and [`Call::response`] waits for it.
+    pub fn begin<P: Serialize>(
+        &self,
+        method: &str,
+        params: &P,
+        progress: Option<ProgressRoute>,
+    ) -> Result<Call<'_>, SessionError> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        self.begin_with_id(id, |id| wire::request(id, method, params), progress)
+    }
+
+    /// Registers a `tools/call` of the original tool `name`; with `progress`, the request asks
+    /// for progress (token = request id) and notifications are routed to it.
+    pub fn begin_call(
+        &self,
+        name: &str,
+        arguments: Option<&Map<String, Value>>,
+        progress: Option<ProgressRoute>,
+    ) -> Result<Call<'_>, SessionError> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let meta = progress
+            .is_some()
+            .then_some(wire::ProgressMeta { progress_token: id });
+        let params = wire::CallParams {
+            name,
+            arguments,
+            meta,
+        };
+        self.begin_with_id(id, |id| wire::request(id, "tools/call", &params), progress)
+    }
+
+    fn begin_with_id(
+        &self,
+        id: u64,
+        encode: impl FnOnce(u64) -> Vec<u8>,
+        progress: Option<ProgressRoute>,
+    ) -> Result<Call<'_>, SessionError> {
+        let (reply_tx, reply) = oneshot::channel();
+        {
+            let mut state = self.lock();
+            if let Some(reason) = &state.closed {
+                return Err(SessionError::Closed(reason.clone()));
+            }
+            state.pending.insert(
+                id,
+                Pending {
+                    reply: reply_tx,
+                    progress,
+                },
+            );
+        }
+        Ok(Call {
+            session: self,
+            id,
+            line: Some(encode(id)),
+            reply,
+        })
+    }
+
+    /// Sends a notification.
+    pub async fn notify<P: Serialize>(&self, method: &str, params: &P) -> Result<(), SessionError> {
+        self.write(wire::notification(method, params)).await
+    }
+
+    /// Forwards a client's cancellation of request `id`, if it is still pending: its waiter
+    /// fails with [`SessionError::Cancelled`] and later progress for it is dropped. Returns
+    /// whether a notification was sent (unknown, completed and repeated ids send nothing).
+    pub async fn cancel(&self, id: u64, reason: Option<String>, meta: Option<Value>) -> bool {
+        if self.lock().pending.remove(&id).is_none() {
+            return false;
+        }
+        #[derive(Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Cancelled {
+            request_id: u64,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            reason: Option<String>,
+            #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+            meta: Option<Value>,
+        }
+        let params = Cancelled {
+            request_id: id,
+            reason,
+            meta,
+        };
+        self.notify("notifications/cancelled", &params)
+            .await
+            .is_ok()
+    }
+
+    /// Marks startup complete: from now on, a lost connection is reported as such (before, the
+    /// failing startup step reports it).
+    pub fn mark_ready(&self) {
+        self.ready.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether the connection is gone (the upstream exited or closed its output).
+    pub fn closed(&self) -> Option<Arc<str>> {
+        self.lock().closed.clone()
+    }
+
+    /// Ends the session from our side: stdin is closed (the MCP stdio shutdown signal), calls
+    /// still waiting fail, and a later end of stdout is expected rather than reported.
+    pub fn close(&self) {
+        if self.closing.swap(true, Ordering::Relaxed) {
+            return;
+        }
+        self.fail_all("the hub is shutting down");
+        let stop = self
+            .stop_writer
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some(stop) = stop {
+            let _ = stop.send(());
+        }
+    }
+
+    async fn write(&self, line: Vec<u8>) -> Result<(), SessionError> {
+        if self.out.send(line).await.is_err() {
+            return Err(SessionError::Closed(
+                self.closed().unwrap_or_else(|| "stdin closed".into()),
+            ));
+        }
+        Ok(())
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Marks the connection closed and fails every waiter (their senders are dropped).
+    fn fail_all(&self, reason: &str) {
+        let drained: Vec<Pending> = {
+            let mut state = self.lock();
+            if state.closed.is_none() {
+                state.closed = Some(reason.into());
+            }
+            state.pending.drain().map(|(_, p)| p).collect()
+        };
+        drop(drained);
+    }
+
+    /// Requests registered and not yet answered, cancelled or abandoned.
+    pub fn pending_calls(&self) -> usize {
+        self.lock().pending.len()
+    }
+
+    fn take_pending(&self, id: u64) -> Option<Pending> {
+        self.lock().pending.remove(&id)
+    }
+
+    fn progress_route(&self, id: u64) -> Option<ProgressRoute> {
+        self.lock()
+            .pending
+            .get(&id)
+            .and_then(|p| p.progress.clone())
+    }
+}
+
+impl Call<'_> {
+    /// The upstream request id.
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
+    /// Writes the request.
+    pub async fn send(&mut self) -> Result<(), SessionError> {
+        match self.line.take() {
+            Some(line) => self.session.write(line).await,
+            None => Ok(()),
+        }
+    }
+
+    /// Waits for the response line (sending the request first if needed).
+    pub async fn response(mut self) -> Result<Vec<u8>, SessionError> {
+        self.send().await?;
+        match (&mut self.reply).await {
+            Ok(line) => Ok(line),
+            Err(_) => Err(match self.session.closed() {
+                Some(reason) => SessionError::Closed(reason),
+                None => SessionError::Cancelled,
+            }),
+        }
+    }
+}
+
+impl Drop for Call<'_> {
+    fn drop(&mut self) {
+        // Gone already when answered, cancelled or failed; removed here when the waiter
+        // itself went away (the outward session ended, a startup step timed out).
+        self.session.take_pending(self.id);
+    }
+}
+
+/// The writer task: queued lines to the child's stdin, until stopped or broken.
+async fn write_lines<W: AsyncWrite + Unpin>(
+    session: Weak<Session>,
+    mut rx: mpsc::Receiver<Vec<u8>>,
+    mut stop: oneshot::Receiver<()>,
+    mut stdin: W,
+) {
+    loop {
+        let line = tokio::select! {
+            line = rx.recv() => line,
+            _ = &mut stop => None,
+        };
+        let Some(line) = line else { break };
+        if let Err(e) = stdin.write_all(&line).await {
+            if let Some(session) = session.upgrade() {
+                session.fail_all(&format!("writing to its stdin failed: {e}"));
+            }
+            break;
+        }
+    }
+    let _ = stdin.shutdown().await;
+}
+
+/// The reader task: routes every line of the child's stdout.
+async fn read_lines<R: AsyncRead + Unpin>(session: Arc<Session>, stdout: R) {
+    let mut reader = BufReader::with_capacity(64 * 1024, stdout);
+    let reason = loop {
+        let mut line = Vec::with_capacity(512);
+        match read_bounded_line(&mut reader, &mut line, MAX_LINE_BYTES).await {
+            Ok(LineRead::Line) => route(&session, line).await,
+            Ok(LineRead::Oversized) => tracing::warn!(
+                instance_id = %session.id,
+                "dropped an upstream output line longer than {MAX_LINE_BYTES} bytes"
+            ),
+            Ok(LineRead::Eof) => break "its output ended".to_owned(),
+            Err(e) => break format!("reading its output failed: {e}"),
+        }
+    };
+    if session.closing.load(Ordering::Relaxed) || !session.ready.load(Ordering::Relaxed) {
+        tracing::debug!(instance_id = %session.id, "upstream session ended ({reason})");
+    } else {
+        tracing::warn!(
+            instance_id = %session.id,
+            "upstream connection lost ({reason}); its tools stay listed and calls to them fail"
+        );
+    }
+    session.fail_all(&reason);
+}
+
+/// Routes one line from the upstream.
+async fn route(session: &Session, line: Vec<u8>) {
+    let head: Head = match serde_json::from_slice(&line) {
+        Ok(head) => head,
+        Err(_) => {
+            tracing::debug!(instance_id = %session.id, "ignored a non-JSON-RPC output line");
+            return;
+        }
+    };
+    if let Some(id) = head.response_id() {
+        if let Some(pending) = session.take_pending(id) {
+            let _ = pending.reply.send(line);
+        }
+        return;
+    }
+    match (head.method.as_deref(), &head.id) {
+        (Some(method), Some(id)) => {
+            let answer = wire::answer_upstream_request(id, method);
+            let _ = session.write(answer).await;
+        }
+        (Some("notifications/progress"), None) => forward_progress(session, &line).await,
+        (Some("notifications/tools/list_changed"), None) => tracing::warn!(
+            instance_id = %session.id,
+            "upstream sent notifications/tools/list_changed; not forwarded, the tool inventory \
+             stays as discovered at startup"
+        ),
+        (Some(method), None) => {
+            tracing::debug!(instance_id = %session.id, method, "ignored an upstream notification");
+        }
+        (None, _) => {
+            tracing::debug!(instance_id = %session.id, "ignored an unmatched upstream response");
+        }
+    }
+}
+
+/// Sends upstream progress of an active tokenized call to the client, with its own token.
+async fn forward_progress(session: &Session, line: &[u8]) {
+    #[derive(serde::Deserialize)]
+    struct Progress {
+        params: Map<String, Value>,
+    }
+    let Ok(Progress { mut params }) = serde_json::from_slice::<Progress>(line) else {
+        return;
+    };
+    let Some(id) = params.get("progressToken").and_then(Value::as_u64) else {
+        return;
+    };
+    // No route: the call completed, was cancelled, or never asked for progress.
+    let Some(route) = session.progress_route(id) else {
+        return;
+    };
+    let Ok(token) = serde_json::to_value(&route.token) else {
+        return;
+    };
+    params.insert("progressToken".to_owned(), token);
+    let notification =
+        CustomNotification::new("notifications/progress", Some(Value::Object(params)));
+    let sent = route
+        .peer
+        .send_notification(ServerNotification::CustomNotification(notification))
+        .await;
+    if let Err(e) = sent {
+        tracing::debug!(instance_id = %session.id, "progress not delivered: {e}");
+    }
+}
+
+#[cfg(test)]
+#[path = "session_tests.rs"]
+mod tests;

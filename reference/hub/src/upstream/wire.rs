@@ -1,0 +1,271 @@
+//! JSON-RPC messages to and from an upstream, as lines.
+//!
+//! The hub is the upstream's MCP client. It writes exactly the messages it needs (requests with
+//! numeric ids it allocates, two notifications, answers to the few requests a server may
+//! send) and reads only what it must route: an incoming line is first read for its `id` and
+//! `method`; a response line is then handed whole to the waiting call, which parses its result
+//! once, into the type it needs.
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// The client protocol version the hub asks upstreams for.
+pub const UPSTREAM_PROTOCOL_VERSION: &str = "2025-11-25";
+/// Versions the hub accepts in an upstream's `initialize` answer (all have `tools/*`).
+pub const ACCEPTED_UPSTREAM_VERSIONS: [&str; 4] =
+    ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
+
+/// What routing needs of an incoming line.
+#[derive(Debug, Deserialize)]
+pub struct Head {
+    /// Present on responses and requests.
+    #[serde(default)]
+    pub id: Option<Value>,
+    /// Present on requests and notifications.
+    #[serde(default)]
+    pub method: Option<String>,
+}
+
+impl Head {
+    /// The id of a response to one of our requests (ours are non-negative integers).
+    pub fn response_id(&self) -> Option<u64> {
+        if self.method.is_some() {
+            return None;
+        }
+        self.id.as_ref().and_then(Value::as_u64)
+    }
+}
+
+/// A JSON-RPC error object.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+pub struct RpcError {
+    /// The error code.
+    pub code: i64,
+    /// The message.
+    #[serde(default)]
+    pub message: String,
+    /// Optional details.
+    #[serde(default)]
+    pub data: Option<Value>,
+}
+
+impl std::fmt::Display for RpcError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "JSON-RPC error {}: {}", self.code, self.message)
+    }
+}
+
+/// A response line, parsed for the caller.
+#[derive(Debug, Deserialize)]
+struct Response<T> {
+    result: Option<T>,
+    error: Option<RpcError>,
+}
+
+/// Why a response line did not give a result.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ResponseError {
+    /// The upstream answered with a JSON-RPC error.
+    #[error("{0}")]
+    Rpc(RpcError),
+    /// The answer is not a response of the expected shape.
+    #[error("invalid response: {0}")]
+    Invalid(String),
+}
+
+/// Parses a response line into its result or its error.
+pub fn parse_response<T: DeserializeOwned>(line: &[u8]) -> Result<T, ResponseError> {
+    let response: Response<T> =
+        serde_json::from_slice(line).map_err(|e| ResponseError::Invalid(e.to_string()))?;
+    match (response.result, response.error) {
+        (Some(result), _) => Ok(result),
+        (None, Some(error)) => Err(ResponseError::Rpc(error)),
+        (None, None) => Err(ResponseError::Invalid(
+            "neither result nor error".to_owned(),
+        )),
+    }
+}
+
+/// A request line.
+pub fn request<P: Serialize>(id: u64, method: &str, params: &P) -> Vec<u8> {
+    #[derive(Serialize)]
+    struct Request<'a, P> {
+        jsonrpc: &'static str,
+        id: u64,
+        method: &'a str,
+        params: &'a P,
+    }
+    line(&Request {
+        jsonrpc: "2.0",
+        id,
+        method,
+        params,
+    })
+}
+
+/// A notification line.
+pub fn notification<P: Serialize>(method: &str, params: &P) -> Vec<u8> {
+    #[derive(Serialize)]
+    struct Notification<'a, P> {
+        jsonrpc: &'static str,
+        method: &'a str,
+        params: &'a P,
+    }
+    line(&Notification {
+        jsonrpc: "2.0",
+        method,
+        params,
+    })
+}
+
+/// The answer to a request an upstream sent us: `{}` for `ping`, -32601 for the rest (the hub
+/// declares no client capabilities, so nothing else is expected).
+pub fn answer_upstream_request(id: &Value, method: &str) -> Vec<u8> {
+    let message = if method == "ping" {
+        serde_json::json!({"jsonrpc": "2.0", "id": id, "result": {}})
+    } else {
+        serde_json::json!({
+            "jsonrpc": "2.0",
+            "id": id,
+            "error": {"code": -32601, "message": format!("method not supported by mcp-hub: {method}")},
+        })
+    };
+    line(&message)
+}
+
+/// The `initialize` parameters the hub sends.
+pub fn initialize_params() -> Value {
+    serde_json::json!({
+        "protocolVersion": UPSTREAM_PROTOCOL_VERSION,
+        "capabilities": {},
+        "clientInfo": {"name": "mcp-hub", "version": crate::VERSION},
+    })
+}
+
+/// What the hub reads of an `initialize` result.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InitializeAnswer {
+    /// The version the upstream chose.
+    pub protocol_version: String,
+}
+
+/// One `tools/list` page, tools kept as raw objects so nothing is lost before curation.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolsPage {
+    /// The tools.
+    pub tools: Vec<Map<String, Value>>,
+    /// The next page's cursor, if any.
+    #[serde(default)]
+    pub next_cursor: Option<String>,
+}
+
+/// `tools/call` parameters, borrowing the client's arguments.
+#[derive(Debug, Serialize)]
+pub struct CallParams<'a> {
+    /// The original upstream tool name.
+    pub name: &'a str,
+    /// The client's arguments, as given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub arguments: Option<&'a Map<String, Value>>,
+    /// Present when the client asked for progress: the token is our request id.
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<ProgressMeta>,
+}
+
+/// `_meta` carrying our progress token.
+#[derive(Debug, Serialize)]
+pub struct ProgressMeta {
+    /// Equal to the upstream request id, so progress finds its call without another table.
+    #[serde(rename = "progressToken")]
+    pub progress_token: u64,
+}
+
+fn line<T: Serialize>(value: &T) -> Vec<u8> {
+    // Serializing these types (strings, numbers, maps with string keys) cannot fail.
+    let mut out = serde_json::to_vec(value).unwrap_or_default();
+    out.push(b'\n');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn heads_tell_responses_from_requests_and_notifications() {
+        let head: Head =
+            serde_json::from_str(r#"{"jsonrpc":"2.0","id":4,"result":{}}"#).expect("head");
+        assert_eq!(head.response_id(), Some(4));
+        let head: Head =
+            serde_json::from_str(r#"{"jsonrpc":"2.0","id":4,"method":"ping"}"#).expect("head");
+        assert_eq!(head.response_id(), None);
+        let head: Head =
+            serde_json::from_str(r#"{"jsonrpc":"2.0","id":"x","result":{}}"#).expect("head");
+        assert_eq!(head.response_id(), None);
+    }
+
+    #[test]
+    fn responses_give_results_or_errors() {
+        let ok: Value =
+            parse_response(br#"{"jsonrpc":"2.0","id":1,"result":{"a":1}}"#).expect("result");
+        assert_eq!(ok, json!({"a": 1}));
+        let err = parse_response::<Value>(
+            br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"bad"}}"#,
+        );
+        assert!(matches!(
+            err,
+            Err(ResponseError::Rpc(RpcError { code: -32602, .. }))
+        ));
+        assert!(matches!(
+            parse_response::<Value>(br#"{"jsonrpc":"2.0","id":1}"#),
+            Err(ResponseError::Invalid(_))
+        ));
+    }
+
+    #[test]
+    fn call_requests_carry_the_progress_token_only_when_asked() {
+        let args: Map<String, Value> = [("text".to_owned(), json!("hi"))].into_iter().collect();
+        let with = request(
+            7,
+            "tools/call",
+            &CallParams {
+                name: "echo",
+                arguments: Some(&args),
+                meta: Some(ProgressMeta { progress_token: 7 }),
+            },
+        );
+        let value: Value = serde_json::from_slice(&with).expect("json");
+        assert_eq!(
+            value,
+            json!({"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"},"_meta":{"progressToken":7}}})
+        );
+        assert!(with.ends_with(b"\n"));
+        let without = request(
+            8,
+            "tools/call",
+            &CallParams {
+                name: "echo",
+                arguments: None,
+                meta: None,
+            },
+        );
+        let value: Value = serde_json::from_slice(&without).expect("json");
+        assert_eq!(value["params"], json!({"name": "echo"}));
+    }
+
+    #[test]
+    fn upstream_requests_get_pong_or_method_not_found() {
+        let pong: Value =
+            serde_json::from_slice(&answer_upstream_request(&json!(1), "ping")).expect("json");
+        assert_eq!(pong["result"], json!({}));
+        let other: Value =
+            serde_json::from_slice(&answer_upstream_request(&json!("r"), "roots/list"))
+                .expect("json");
+        assert_eq!(other["id"], "r");
+        assert_eq!(other["error"]["code"], -32601);
+    }
+}

@@ -1,0 +1,175 @@
+//! Process lifecycle: concurrent startup, omitted upstreams, stderr relay, and upstream
+//! children ending with the hub (stdin EOF, SIGTERM, SIGKILL).
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::{Hub, Sandbox, children, fixtures, wait_gone};
+use nix::sys::signal::{Signal, kill};
+use nix::unistd::Pid;
+
+/// Starts a hub over `n` fixture upstreams and waits until it serves.
+fn serving(sandbox: &Sandbox, n: usize) -> (Hub, Vec<common::Proc>) {
+    let path = sandbox.config(&fixtures(n, ""));
+    let mut hub = Hub::spawn(&[&path], &[]);
+    hub.initialize();
+    let upstreams = children(hub.pid());
+    assert_eq!(upstreams.len(), n, "one child per upstream");
+    (hub, upstreams)
+}
+
+#[test]
+fn upstreams_end_on_stdin_eof() {
+    let sandbox = Sandbox::new();
+    let (mut hub, upstreams) = serving(&sandbox, 2);
+    hub.close_stdin();
+    assert!(hub.wait_exit().success());
+    wait_gone(&upstreams);
+}
+
+#[test]
+fn upstreams_end_on_sigterm() {
+    let sandbox = Sandbox::new();
+    let (mut hub, upstreams) = serving(&sandbox, 2);
+    kill(Pid::from_raw(hub.pid()), Signal::SIGTERM).expect("SIGTERM");
+    hub.wait_exit();
+    wait_gone(&upstreams);
+}
+
+#[test]
+fn upstreams_end_when_the_hub_is_killed() {
+    let sandbox = Sandbox::new();
+    let (mut hub, upstreams) = serving(&sandbox, 2);
+    kill(Pid::from_raw(hub.pid()), Signal::SIGKILL).expect("SIGKILL");
+    hub.wait_exit();
+    wait_gone(&upstreams);
+}
+
+#[test]
+fn upstreams_start_concurrently() {
+    let sandbox = Sandbox::new();
+    let path = sandbox.config(&fixtures(3, ", \"--init-delay-ms\", \"300\""));
+    let start = Instant::now();
+    let mut hub = Hub::spawn(&[&path], &[]);
+    hub.initialize();
+    let took = start.elapsed();
+    // One after another would take at least 900 ms.
+    assert!(took < Duration::from_millis(800), "startup took {took:?}");
+    assert_eq!(hub.tool_names().len(), 3 * 7);
+}
+
+#[test]
+fn failing_and_slow_upstreams_are_omitted_and_logged() {
+    let sandbox = Sandbox::new();
+    let path = sandbox.config(
+        r#"
+[servers.good]
+command = FIXTURE
+args = ["fixture-server"]
+[servers.good.tools]
+include = ["echo"]
+
+[servers.missing]
+command = "./no-such-upstream-program"
+
+[servers.exits]
+command = FIXTURE
+args = ["fixture-server", "--exit-at-start", "1"]
+
+[servers.refuses]
+command = FIXTURE
+args = ["fixture-server", "--fail-initialize"]
+
+[servers.slow_init]
+command = FIXTURE
+args = ["fixture-server", "--init-delay-ms", "5000"]
+
+[servers.slow_list]
+command = FIXTURE
+args = ["fixture-server", "--list-delay-ms", "5000"]
+"#,
+    );
+    let start = Instant::now();
+    let mut hub = Hub::spawn(&[&path], &[("MCP_HUB_STARTUP_TIMEOUT_MS", "300")]);
+    hub.initialize();
+    assert!(
+        start.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        start.elapsed()
+    );
+    assert_eq!(hub.tool_names(), ["echo"]);
+    for id in ["missing", "exits", "refuses", "slow_init", "slow_list"] {
+        hub.wait_stderr(&["WARN", &format!("instance_id={id}"), "omitted"]);
+    }
+    hub.wait_stderr(&["instance_id=slow_list", "tools/list"]);
+    hub.wait_stderr(&["instance_id=slow_init", "initialize"]);
+    // Omitted upstreams are not left running.
+    assert_eq!(children(hub.pid()).len(), 1);
+}
+
+#[test]
+fn no_usable_upstream_is_a_startup_error() {
+    let sandbox = Sandbox::new();
+    let path = sandbox.config(
+        "[servers.exits]\ncommand = FIXTURE\nargs = [\"fixture-server\", \"--exit-at-start\", \"1\"]\n",
+    );
+    let mut hub = Hub::spawn(&[&path], &[]);
+    let status = hub.wait_exit();
+    assert_eq!(status.code(), Some(1));
+    hub.wait_stderr(&["startup failed", "no usable upstream tools"]);
+}
+
+#[test]
+fn upstream_stderr_is_relayed_with_the_instance_id_unless_disabled() {
+    let sandbox = Sandbox::new();
+    let path = sandbox.config(
+        r#"
+[servers.loud]
+prefix = "loud"
+command = FIXTURE
+args = ["fixture-server", "--stderr-line", "loud diagnostics"]
+
+[servers.quiet]
+prefix = "quiet"
+stderr = false
+command = FIXTURE
+args = ["fixture-server", "--stderr-line", "quiet diagnostics"]
+"#,
+    );
+    let mut hub = Hub::spawn(&[&path], &[]);
+    hub.initialize();
+    let line = hub.wait_stderr(&["loud diagnostics"]);
+    assert!(line.contains("instance_id=loud"), "{line}");
+    assert!(line.contains("mcp_hub::upstream_stderr"), "{line}");
+    hub.close_stdin();
+    hub.wait_stderr(&["client closed stdin"]);
+    hub.wait_exit();
+    assert!(
+        !hub.stderr_text().contains("quiet diagnostics"),
+        "{}",
+        hub.stderr_text()
+    );
+}
+
+#[test]
+fn stdin_eof_ends_calls_in_flight_at_once() {
+    let sandbox = Sandbox::new();
+    let (mut hub, upstreams) = serving(&sandbox, 1);
+    hub.send(
+        &serde_json::json!({"jsonrpc": "2.0", "id": "long", "method": "tools/call",
+        "params": {"name": "u0.slow", "arguments": {"ms": 30000, "steps": 30},
+                   "_meta": {"progressToken": "t"}}}),
+    );
+    // Progress shows the call is running upstream.
+    assert_eq!(hub.next_message()["method"], "notifications/progress");
+    let start = Instant::now();
+    hub.close_stdin();
+    assert!(hub.wait_exit().success());
+    wait_gone(&upstreams);
+    assert!(
+        start.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        start.elapsed()
+    );
+}

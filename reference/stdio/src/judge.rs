@@ -1,0 +1,203 @@
+//! What the guard does with one input line: forward it to rmcp, answer it itself, or drop it.
+//!
+//! Each line is parsed with the very type rmcp parses (`ClientJsonRpcMessage`), so whatever
+//! the guard forwards rmcp accepts; the parsed message itself is what rmcp receives.
+
+use rmcp::model::{
+    ClientJsonRpcMessage, ClientRequest, GetMeta, ProtocolVersion, RequestMetaObject,
+};
+use serde_json::{Value, json};
+
+const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// What the guard does with one input line.
+#[derive(Debug)]
+pub enum Verdict {
+    /// Forward the parsed message to rmcp; `starts_lifecycle` marks `initialize` and complete
+    /// 2026-07-28 requests the server will serve.
+    Forward {
+        /// The line starts rmcp's main loop: everything after it reaches rmcp's handler.
+        starts_lifecycle: bool,
+        /// The message, parsed once, exactly as rmcp would parse the line.
+        message: Box<ClientJsonRpcMessage>,
+    },
+    /// Answer on the guard's behalf with this JSON-RPC message.
+    Answer(Value),
+    /// Drop silently (logged at debug).
+    Drop(&'static str),
+}
+
+/// Decides what to do with one line (without its newline, BOM or CR).
+///
+/// `supported` are the protocol versions the served rmcp service accepts: a 2026-07-28 style
+/// request naming another version is answered by rmcp with an error and does not start the
+/// lifecycle, so the guard must keep treating later input as pre-initialize input.
+pub fn judge(line: &[u8], initialized: bool, supported: &[ProtocolVersion]) -> Verdict {
+    // The common case parses once, with the type rmcp uses; only a line that is not a valid
+    // message is looked at again, as plain JSON, to decide how to refuse it.
+    let message = match serde_json::from_slice::<ClientJsonRpcMessage>(line) {
+        Ok(m) => m,
+        Err(_) => {
+            return match serde_json::from_slice::<Value>(line) {
+                Ok(value) => invalid(&value),
+                Err(_) => Verdict::Drop("malformed JSON"),
+            };
+        }
+    };
+    let forward = |starts_lifecycle: bool, message: ClientJsonRpcMessage| Verdict::Forward {
+        starts_lifecycle,
+        message: Box::new(message),
+    };
+    if initialized {
+        return forward(false, message);
+    }
+    let starts = match &message {
+        ClientJsonRpcMessage::Request(req) => match &req.request {
+            ClientRequest::PingRequest(_) => {
+                return Verdict::Answer(json!({"jsonrpc": "2.0", "id": req.id, "result": {}}));
+            }
+            ClientRequest::InitializeRequest(_) => true,
+            ClientRequest::DiscoverRequest(_) => false,
+            other => starts_inline_lifecycle(other.get_meta(), supported),
+        },
+        ClientJsonRpcMessage::Notification(_) => {
+            return Verdict::Drop("notification before initialize");
+        }
+        _ => return Verdict::Drop("response before initialize"),
+    };
+    forward(starts, message)
+}
+
+/// rmcp starts the 2026-07-28 lifecycle on the first request whose `_meta` is complete and
+/// names a version the service supports.
+fn starts_inline_lifecycle(meta: &RequestMetaObject, supported: &[ProtocolVersion]) -> bool {
+    meta.missing_required_keys(&ProtocolVersion::V_2026_07_28)
+        .is_empty()
+        && meta
+            .protocol_version()
+            .is_some_and(|v| supported.contains(&v))
+}
+
+/// Well-formed JSON that is not a message rmcp accepts.
+fn invalid(value: &Value) -> Verdict {
+    let obj = value.as_object();
+    let id = obj.and_then(|o| o.get("id"));
+    let has_method = obj.is_some_and(|o| o.get("method").is_some_and(Value::is_string));
+    if has_method && id.is_none() {
+        return Verdict::Drop("invalid notification");
+    }
+    // A response we cannot parse is not answered either (answering responses can loop).
+    if obj.is_some_and(|o| {
+        !o.contains_key("method") && (o.contains_key("result") || o.contains_key("error"))
+    }) {
+        return Verdict::Drop("invalid response");
+    }
+    let id = match id {
+        Some(Value::String(s)) => Value::String(s.clone()),
+        Some(Value::Number(n)) if n.is_i64() || n.is_u64() => Value::Number(n.clone()),
+        _ => Value::Null,
+    };
+    Verdict::Answer(json!({
+        "jsonrpc": "2.0",
+        "id": id,
+        "error": {"code": -32600, "message": "Invalid Request"}
+    }))
+}
+
+/// Strips the newline, a trailing CR and a leading BOM.
+pub fn normalize(line: &[u8]) -> &[u8] {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    line.strip_prefix(UTF8_BOM).unwrap_or(line)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ALL: &[ProtocolVersion] = ProtocolVersion::KNOWN_VERSIONS;
+
+    /// `Some(starts_lifecycle)` for a forwarded line.
+    fn forwarded(verdict: Verdict) -> Option<bool> {
+        match verdict {
+            Verdict::Forward {
+                starts_lifecycle, ..
+            } => Some(starts_lifecycle),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn malformed_json_is_dropped() {
+        assert!(matches!(
+            judge(b"{\"jsonrpc\": ", false, ALL),
+            Verdict::Drop(_)
+        ));
+        assert!(matches!(judge(b"not json", true, ALL), Verdict::Drop(_)));
+    }
+
+    #[test]
+    fn notifications_before_initialize_are_dropped() {
+        let line = br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+        assert!(matches!(judge(line, false, ALL), Verdict::Drop(_)));
+        assert_eq!(forwarded(judge(line, true, ALL)), Some(false));
+    }
+
+    #[test]
+    fn initialize_starts_the_lifecycle_and_ping_is_answered_before_it() {
+        let init = br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+        match judge(init, false, ALL) {
+            Verdict::Forward {
+                starts_lifecycle: true,
+                message,
+            } => assert!(matches!(*message, ClientJsonRpcMessage::Request(_))),
+            other => panic!("{other:?}"),
+        }
+        let ping = br#"{"jsonrpc":"2.0","id":"p","method":"ping"}"#;
+        match judge(ping, false, ALL) {
+            Verdict::Answer(v) => assert_eq!(v, json!({"jsonrpc":"2.0","id":"p","result":{}})),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(forwarded(judge(ping, true, ALL)), Some(false));
+    }
+
+    #[test]
+    fn a_complete_2026_request_starts_the_lifecycle_others_are_forwarded() {
+        let inline = br#"{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+        assert_eq!(forwarded(judge(inline, false, ALL)), Some(true));
+        // A service that does not support 2026-07-28 answers it with an error and stays in
+        // its pre-initialize loop.
+        let legacy = ProtocolVersion::known_up_to(&ProtocolVersion::V_2025_11_25);
+        assert_eq!(forwarded(judge(inline, false, legacy)), Some(false));
+        // rmcp answers these itself (with an error) and stays in its pre-initialize loop.
+        let bare = br#"{"jsonrpc":"2.0","id":4,"method":"tools/list"}"#;
+        assert_eq!(forwarded(judge(bare, false, ALL)), Some(false));
+        let discover = br#"{"jsonrpc":"2.0","id":5,"method":"server/discover","params":{}}"#;
+        assert_eq!(forwarded(judge(discover, false, ALL)), Some(false));
+        let response = br#"{"jsonrpc":"2.0","id":6,"result":{}}"#;
+        assert!(matches!(judge(response, false, ALL), Verdict::Drop(_)));
+    }
+
+    #[test]
+    fn invalid_messages_get_an_error_with_an_id() {
+        for (line, id) in [
+            (&br#"{"jsonrpc":"2.0","id":7}"#[..], json!(7)),
+            (&br#"[1,2]"#[..], Value::Null),
+            (&br#"{"id":"x","method":"ping"}"#[..], json!("x")),
+            (&br#"42"#[..], Value::Null),
+        ] {
+            match judge(line, true, ALL) {
+                Verdict::Answer(v) => {
+                    assert_eq!(v["id"], id, "{}", String::from_utf8_lossy(line));
+                    assert_eq!(v["error"]["code"], -32600);
+                }
+                other => panic!("{other:?} for {}", String::from_utf8_lossy(line)),
+            }
+        }
+    }
+
+    #[test]
+    fn normalize_strips_bom_and_crlf() {
+        assert_eq!(normalize(b"\xEF\xBB\xBF{}\r\n"), b"{}");
+    }
+}

@@ -1,0 +1,41 @@
+//! The stdio guard: a thin line-level filter in front of an rmcp server's stdio transport.
+//!
+//! rmcp 3.11 (see DESIGN.md) exits if a notification arrives before `initialize`, answers
+//! well-formed-but-invalid JSON with a -32600 that has no `id` member, and drops malformed JSON.
+//! A server must not die on bad input and must write only valid JSON-RPC to stdout, so every
+//! reference server (ToolHub, mcp-hub) serves through this one guard:
+//!
+//! ```text
+//!  real stdin ──► guard task ──(parsed messages)──► rmcp service ──(lines)──┐
+//!                    │                                                       ▼
+//!                    └──────── guard's own answers (lines) ──────────► writer task ──► real stdout
+//! ```
+//!
+//! * The guard reads stdin line by line (bounded length). Each line is parsed once, with the
+//!   very type rmcp parses (`ClientJsonRpcMessage`), and that message is what rmcp receives
+//!   (the guard is rmcp's transport: no second parse, no byte pipe in between).
+//! * Malformed JSON is dropped (logged at debug), as the other MCP SDKs do.
+//! * Well-formed JSON that is not a valid message is answered by the guard with -32600 carrying
+//!   the message's `id` (or `null` when there is none usable), except notification-shaped
+//!   objects, which are never answered.
+//! * Before the lifecycle starts, notifications and responses are dropped, `ping` is answered
+//!   with `{}`, and every other request is forwarded (rmcp answers `initialize`, the
+//!   `server/discover` probe, 2026-07-28 requests carrying their metadata, and errors for the
+//!   rest). The lifecycle starts when a valid `initialize` (or a complete 2026-07-28 request
+//!   naming a version the service supports) is forwarded: everything after it in the ordered
+//!   pipe reaches rmcp's main loop.
+//! * Exactly one task writes stdout. It receives whole lines from rmcp's side of the transport
+//!   and from the guard, so lines never interleave.
+//! * On stdin EOF the guard closes rmcp's input; rmcp's service ends, the writer drains and
+//!   the caller returns.
+
+#![warn(missing_docs)]
+
+mod judge;
+mod line;
+mod serve;
+mod transport;
+
+pub use judge::{Verdict, judge, normalize};
+pub use line::{LineRead, MAX_LINE_BYTES, read_bounded_line};
+pub use serve::{GuardOptions, SessionEnd, serve_guarded, serve_guarded_with};

@@ -1,0 +1,169 @@
+//! The tasks around the rmcp service: the guard on stdin and the single stdout writer.
+
+use std::sync::Arc;
+
+use rmcp::model::{ClientJsonRpcMessage, ProtocolVersion};
+use rmcp::{RoleServer, Service};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::{Notify, mpsc};
+
+use crate::judge::{Verdict, judge, normalize};
+use crate::line::{LineRead, MAX_LINE_BYTES, read_bounded_line};
+use crate::transport::GuardTransport;
+
+/// Messages and lines queued between the tasks before senders wait.
+const QUEUE: usize = 256;
+
+/// How the session ended.
+#[derive(Debug)]
+pub enum SessionEnd {
+    /// Input closed (normal stdio shutdown), before or after initialization.
+    InputClosed,
+    /// The rmcp service failed to start for another reason.
+    InitFailed(String),
+}
+
+/// What a server adds to the guard's default behaviour.
+#[derive(Debug, Clone, Default)]
+pub struct GuardOptions {
+    /// Versions an `initialize` request may ask for that the server answers verbatim although
+    /// rmcp would negotiate them down.
+    ///
+    /// rmcp 3.11 answers an `initialize` asking for 2026-07-28 with 2025-11-25 whatever the
+    /// handler returns (2026-07-28 has no `initialize` handshake in its model). A server that
+    /// accepts 2026-07-28 through the legacy lifecycle lists it here: the session stays a
+    /// legacy session inside rmcp, and the transport writes the requested version into that
+    /// one `initialize` answer.
+    pub echo_initialize_versions: Vec<ProtocolVersion>,
+    /// Notified (one permit) when stdin ends, before rmcp drains its in-flight requests, so a
+    /// server whose requests wait on something else (mcp-hub: on upstreams) can end them
+    /// instead of letting rmcp wait for them.
+    pub input_closed: Option<Arc<Notify>>,
+}
+
+/// The guard task: stdin lines in, parsed messages to rmcp, own answers to the writer.
+async fn guard_input<R: AsyncRead + Unpin>(
+    input: R,
+    to_rmcp: mpsc::Sender<ClientJsonRpcMessage>,
+    answers: mpsc::Sender<Vec<u8>>,
+    supported: Vec<ProtocolVersion>,
+    input_closed: Option<Arc<Notify>>,
+) {
+    let mut reader = BufReader::with_capacity(64 * 1024, input);
+    let mut buf = Vec::with_capacity(4096);
+    let mut initialized = false;
+    loop {
+        match read_bounded_line(&mut reader, &mut buf, MAX_LINE_BYTES).await {
+            Ok(LineRead::Eof) => break,
+            Err(e) => {
+                tracing::debug!("stdin read failed: {e}");
+                break;
+            }
+            Ok(LineRead::Oversized) => {
+                tracing::warn!("dropped an input line longer than {MAX_LINE_BYTES} bytes");
+                continue;
+            }
+            Ok(LineRead::Line) => {}
+        }
+        let line = normalize(&buf);
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        match judge(line, initialized, &supported) {
+            Verdict::Forward {
+                starts_lifecycle,
+                message,
+            } => {
+                initialized |= starts_lifecycle;
+                if to_rmcp.send(*message).await.is_err() {
+                    tracing::debug!("rmcp input closed; guard stops");
+                    break;
+                }
+            }
+            Verdict::Answer(value) => {
+                let mut out = value.to_string().into_bytes();
+                out.push(b'\n');
+                if answers.send(out).await.is_err() {
+                    break;
+                }
+            }
+            Verdict::Drop(why) => tracing::debug!("guard dropped an input line: {why}"),
+        }
+    }
+    if let Some(closed) = input_closed {
+        closed.notify_one();
+    }
+    // Dropping `to_rmcp` ends rmcp's input: its service ends.
+}
+
+/// The single stdout writer.
+async fn write_lines<W: AsyncWrite + Unpin>(mut rx: mpsc::Receiver<Vec<u8>>, mut output: W) {
+    while let Some(line) = rx.recv().await {
+        if output.write_all(&line).await.is_err() {
+            break;
+        }
+        // Flush per line, unless more lines are already waiting.
+        if rx.is_empty() && output.flush().await.is_err() {
+            break;
+        }
+    }
+    let _ = output.flush().await;
+}
+
+/// Serves `service` over `input`/`output` behind the guard until input closes.
+pub async fn serve_guarded<S, R, W>(service: S, input: R, output: W) -> SessionEnd
+where
+    S: Service<RoleServer>,
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    serve_guarded_with(service, input, output, GuardOptions::default()).await
+}
+
+/// [`serve_guarded`] with the server's [`GuardOptions`].
+pub async fn serve_guarded_with<S, R, W>(
+    service: S,
+    input: R,
+    output: W,
+    options: GuardOptions,
+) -> SessionEnd
+where
+    S: Service<RoleServer>,
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let (message_tx, message_rx) = mpsc::channel(QUEUE);
+    let (line_tx, line_rx) = mpsc::channel::<Vec<u8>>(QUEUE);
+    let supported = service.supported_protocol_versions().into_owned();
+
+    let writer = tokio::spawn(write_lines(line_rx, output));
+    let guard = tokio::spawn(guard_input(
+        input,
+        message_tx,
+        line_tx.clone(),
+        supported,
+        options.input_closed,
+    ));
+    let transport = GuardTransport {
+        incoming: message_rx,
+        lines: line_tx,
+        echo_versions: options.echo_initialize_versions,
+        echo: None,
+    };
+
+    let end = match rmcp::serve_server(service, transport).await {
+        Ok(running) => {
+            let _ = running.waiting().await;
+            SessionEnd::InputClosed
+        }
+        Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => SessionEnd::InputClosed,
+        Err(e) => SessionEnd::InitFailed(e.to_string()),
+    };
+    // The transport is gone with the service. The guard may still be blocked on a stdin read
+    // when rmcp ended for another reason: stop it, so its answer sender goes too and the
+    // writer drains what is queued and ends.
+    guard.abort();
+    let _ = guard.await;
+    let _ = writer.await;
+    end
+}

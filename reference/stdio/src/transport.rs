@@ -1,0 +1,86 @@
+//! The rmcp transport behind the guard: messages the guard already parsed come in, rmcp's
+//! messages go out as lines to the single stdout writer. No second parse, no byte pipe.
+
+use std::borrow::Cow;
+
+use rmcp::RoleServer;
+use rmcp::model::{
+    ClientJsonRpcMessage, ClientRequest, ProtocolVersion, RequestId, ServerJsonRpcMessage,
+    ServerResult,
+};
+use rmcp::transport::Transport;
+use tokio::sync::mpsc;
+
+/// rmcp's transport: `receive` takes the guard's forwarded messages, `send` serializes.
+pub(crate) struct GuardTransport {
+    /// Messages forwarded by the guard; closed when stdin ends.
+    pub incoming: mpsc::Receiver<ClientJsonRpcMessage>,
+    /// Lines to the stdout writer.
+    pub lines: mpsc::Sender<Vec<u8>>,
+    /// Versions answered verbatim to `initialize` (see `GuardOptions`).
+    pub echo_versions: Vec<ProtocolVersion>,
+    /// The `initialize` request whose answer must name the version it asked for.
+    pub echo: Option<(RequestId, ProtocolVersion)>,
+}
+
+impl GuardTransport {
+    /// Remembers an `initialize` asking for a version to echo.
+    fn watch(&mut self, message: &ClientJsonRpcMessage) {
+        if let ClientJsonRpcMessage::Request(req) = message
+            && let ClientRequest::InitializeRequest(init) = &req.request
+            && self.echo_versions.contains(&init.params.protocol_version)
+        {
+            self.echo = Some((req.id.clone(), init.params.protocol_version.clone()));
+        }
+    }
+
+    /// Writes the asked version into the awaited `initialize` answer.
+    fn adjust(&mut self, message: &mut ServerJsonRpcMessage) {
+        if let ServerJsonRpcMessage::Response(response) = message
+            && let ServerResult::InitializeResult(result) = &mut response.result
+            && let Some((_, version)) = self.echo.take_if(|(id, _)| *id == response.id)
+        {
+            result.protocol_version = version;
+        }
+    }
+}
+
+impl Transport<RoleServer> for GuardTransport {
+    type Error = std::io::Error;
+
+    fn name() -> Cow<'static, str> {
+        "mcp-stdio-guard".into()
+    }
+
+    fn send(
+        &mut self,
+        mut item: ServerJsonRpcMessage,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        self.adjust(&mut item);
+        let line = serde_json::to_vec(&item).map(|mut line| {
+            line.push(b'\n');
+            line
+        });
+        let lines = self.lines.clone();
+        // rmcp may run send futures concurrently; they are created in order and the channel
+        // serves waiting senders first come, first served, so lines keep their order.
+        async move {
+            let line = line.map_err(std::io::Error::other)?;
+            lines
+                .send(line)
+                .await
+                .map_err(|_| std::io::Error::new(std::io::ErrorKind::BrokenPipe, "stdout closed"))
+        }
+    }
+
+    async fn receive(&mut self) -> Option<ClientJsonRpcMessage> {
+        let message = self.incoming.recv().await?;
+        self.watch(&message);
+        Some(message)
+    }
+
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        self.incoming.close();
+        Ok(())
+    }
+}
