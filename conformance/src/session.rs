@@ -188,7 +188,10 @@ impl Session {
             .wait_for(EXIT_AFTER_EPIPE, |inbox| inbox.stdout_closed.then_some(()))
             .await;
         match closed {
-            Ok(()) => SessionError::Exited,
+            Ok(()) => {
+                self.wait_streams_closed(EXIT_AFTER_EPIPE).await;
+                SessionError::Exited
+            }
             Err(_) => SessionError::Write(error),
         }
     }
@@ -229,16 +232,22 @@ impl Session {
     /// Waits for the response to one of our requests.
     pub async fn response(&self, id: &Value, timeout: Duration) -> Result<Value, SessionError> {
         let key = id_key(id);
-        self.wait_for(timeout, |inbox| {
-            if let Some(r) = inbox.responses.remove(&key) {
-                return Some(Ok(r));
-            }
-            if inbox.stdout_closed {
-                return Some(Err(SessionError::Exited));
-            }
-            None
-        })
-        .await?
+        let answer = self
+            .wait_for(timeout, |inbox| {
+                if let Some(r) = inbox.responses.remove(&key) {
+                    return Some(Ok(r));
+                }
+                if inbox.stdout_closed {
+                    return Some(Err(SessionError::Exited));
+                }
+                None
+            })
+            .await?;
+        if answer.is_err() {
+            // Let the failure report carry the last words the server wrote on stderr.
+            self.wait_streams_closed(EXIT_AFTER_EPIPE).await;
+        }
+        answer
     }
 
     /// Sends a request and waits for its response.

@@ -26,6 +26,8 @@ fn run_suite(target: &str, paths: &[&str]) -> (i32, Value) {
         .arg("--json")
         .arg(&json)
         .arg("--no-color")
+        // Liar scenarios mostly wait out deadlines, not the CPU: run more at once.
+        .args(["--jobs", "6"])
         .output()
         .expect("run mcp-conformance");
     let text = std::fs::read_to_string(&json).unwrap_or_else(|e| {

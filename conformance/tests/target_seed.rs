@@ -1,4 +1,4 @@
-//! A target's default workspace seed (`workspace:` in the target file): applied to every
+//! A target's default seeds (`workspace:`, `state:` in the target file): applied to every
 //! scenario under the scenario's own seed, and validated when the target is loaded.
 
 use serde_json::Value;
@@ -42,7 +42,11 @@ fn scenarios_get_the_target_seed_under_their_own() {
         .collect();
     assert_eq!(
         names,
-        ["engine/seeded/default", "engine/seeded/override"],
+        [
+            "engine/seeded/default",
+            "engine/seeded/knob-args",
+            "engine/seeded/override"
+        ],
         "{text}"
     );
     for s in &scenarios {
@@ -70,6 +74,29 @@ fn a_bad_target_seed_is_a_usage_error_naming_the_path() {
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(
         stderr.contains("bad.yaml") && stderr.contains("workspace") && stderr.contains(".."),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_bad_state_seed_is_a_usage_error_naming_the_folder() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let target = dir.path().join("bad-state.yaml");
+    std::fs::write(
+        &target,
+        "name: bad\nsuites: [protocol]\nserver: { command: \"true\" }\n\
+         state: { files: { \"../policy.toml\": x } }\n",
+    )
+    .expect("write target");
+    let out = run(
+        &target,
+        &["scenarios/protocol/ping.yaml"],
+        &dir.path().join("r.json"),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("bad-state.yaml") && stderr.contains("state") && stderr.contains(".."),
         "{stderr}"
     );
 }

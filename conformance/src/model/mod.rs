@@ -149,8 +149,14 @@ pub fn load_target(path: &Path, display: &str) -> Result<Target, Vec<FileError>>
     if target.name.trim().is_empty() {
         return Err(vec![plain_error(display, "target name must not be empty")]);
     }
-    if let Err(e) = target.workspace.validate("workspace") {
-        return Err(vec![plain_error(display, &format!("workspace: {e}"))]);
+    for (name, seed) in [
+        ("workspace", &target.workspace),
+        ("state", &target.state),
+        ("home", &target.home),
+    ] {
+        if let Err(e) = seed.validate(name) {
+            return Err(vec![plain_error(display, &format!("{name}: {e}"))]);
+        }
     }
     Ok(target)
 }

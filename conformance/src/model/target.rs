@@ -46,6 +46,15 @@ pub struct Target {
     /// the hub suite's scenarios seed themselves and the protocol suite's do not.
     #[serde(default)]
     pub workspace: DirSpec,
+    /// A default seed of every scenario's `${state}` folder, laid under the scenario's own
+    /// `state:` exactly as `workspace` is: e.g. a default policy file the server is started
+    /// on (`--config ${state}/policy.toml`) that a suite's own scenarios replace.
+    #[serde(default)]
+    pub state: DirSpec,
+    /// A default seed of every scenario's `${home}` folder, laid under the scenario's own
+    /// `home:` exactly as `workspace` is.
+    #[serde(default)]
+    pub home: DirSpec,
     /// Default deadlines for this target.
     #[serde(default)]
     pub timeouts: Timeouts,
@@ -92,6 +101,12 @@ pub struct Knob {
     /// target treats as a LOW-risk intrinsic).
     #[serde(default)]
     pub vars: BTreeMap<String, Value>,
+    /// The server's arguments when the knob is used, in place of `server.args` (for example
+    /// the same command line without a `--config PATH` option). They are `${...}`-expanded
+    /// like `server.args`, with `${value}` the scenario's value. The operator command's
+    /// arguments are never changed. When several knobs in use set them, the last by name wins.
+    #[serde(default)]
+    pub server_args: Option<Vec<String>>,
     /// What the knob means, for humans.
     #[serde(default)]
     pub description: Option<String>,

@@ -219,3 +219,25 @@ pub fn build_invocation(
         cwd,
     })
 }
+
+/// The server arguments a knob in use replaces `server.args` with (`None`: none does).
+pub fn knob_server_args(
+    tctx: &TargetCtx,
+    bindings: &Vars,
+    knob_values: &BTreeMap<String, Value>,
+) -> Result<Option<Vec<String>>, SetupError> {
+    let mut out = None;
+    for (name, value) in knob_values {
+        let Some(args) = tctx.target.knob(name).and_then(|k| k.server_args.as_ref()) else {
+            continue;
+        };
+        let mut with_value = bindings.clone();
+        with_value.set("value", value.clone());
+        out = Some(
+            args.iter()
+                .map(|a| with_value.expand_str(a))
+                .collect::<Result<Vec<_>, _>>()?,
+        );
+    }
+    Ok(out)
+}

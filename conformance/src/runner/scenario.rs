@@ -1,6 +1,6 @@
 //! Running one scenario: skip checks, sandbox, servers, steps under deadlines, teardown.
 
-use super::context::{Run, ServerSlot, TargetCtx, build_invocation, lock};
+use super::context::{Run, ServerSlot, TargetCtx, build_invocation, knob_server_args, lock};
 use super::steps::StepFailure;
 use crate::interp::Vars;
 use crate::model::Scenario;
@@ -136,6 +136,8 @@ pub fn create_sandbox(
 ) -> Result<Sandbox, String> {
     let mut seed = spec.clone();
     seed.workspace = spec.workspace.layered_over(&tctx.target.workspace);
+    seed.state = spec.state.layered_over(&tctx.target.state);
+    seed.home = spec.home.layered_over(&tctx.target.home);
     let base = vars.clone();
     let sandbox = Sandbox::create(
         &seed,
@@ -181,7 +183,7 @@ fn setup<'a>(tctx: &'a TargetCtx, scenario: &'a Scenario) -> Result<Run<'a>, Str
         let mut knobs: BTreeMap<String, Value> = scenario.knobs.clone();
         knobs.extend(spec.knobs.clone());
         let cwd = sandbox.tmp().to_path_buf();
-        let invocation = build_invocation(
+        let mut invocation = build_invocation(
             tctx,
             &tctx.target.server,
             &bindings,
@@ -190,6 +192,11 @@ fn setup<'a>(tctx: &'a TargetCtx, scenario: &'a Scenario) -> Result<Run<'a>, Str
             &cwd,
         )
         .map_err(|e| format!("server {name}: {e}"))?;
+        if let Some(args) =
+            knob_server_args(tctx, &bindings, &knobs).map_err(|e| format!("server {name}: {e}"))?
+        {
+            invocation.args = args;
+        }
         let admin = match &tctx.target.admin {
             Some(a) => Some(
                 build_invocation(tctx, a, &bindings, &knobs, &spec.env, &cwd)

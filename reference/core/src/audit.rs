@@ -6,9 +6,7 @@
 //! append. Callers must treat append failures as non-fatal (log them to stderr at most): an
 //! audit problem never fails a tool call. Nothing here panics on bad input.
 
-use std::fs::OpenOptions;
 use std::io::Write;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -17,7 +15,7 @@ use serde_json::{Map, Value};
 
 use crate::clock::{SharedClock, Timestamp};
 use crate::config::io_reason;
-use crate::fsio::{FileLock, LockError, atomic_write};
+use crate::fsio::{FileLock, LockError, atomic_write, open_append_private};
 use crate::redact::redact_value;
 use crate::state::StateRoot;
 
@@ -257,14 +255,7 @@ impl AuditLog {
         buf.extend_from_slice(line.as_bytes());
         buf.push(b'\n');
         let _lock = FileLock::acquire(&self.lock_path, self.lock_timeout)?;
-        let mut f = OpenOptions::new()
-            .append(true)
-            .create(true)
-            .mode(0o600)
-            .custom_flags(
-                nix::fcntl::OFlag::O_NOFOLLOW.bits() | nix::fcntl::OFlag::O_CLOEXEC.bits(),
-            )
-            .open(&self.path)?;
+        let mut f = open_append_private(&self.path)?;
         f.write_all(&buf)?;
         f.sync_data()?;
         Ok(line)

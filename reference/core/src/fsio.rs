@@ -45,6 +45,17 @@ pub fn atomic_write(path: &Path, bytes: &[u8]) -> io::Result<()> {
     result
 }
 
+/// Opens a log file for appending: created mode 0600, never through a symlink in its last
+/// component, not inherited by children. The audit log and the safe-mcp trail share it.
+pub fn open_append_private(path: &Path) -> io::Result<File> {
+    OpenOptions::new()
+        .append(true)
+        .create(true)
+        .mode(0o600)
+        .custom_flags(nix::fcntl::OFlag::O_NOFOLLOW.bits() | nix::fcntl::OFlag::O_CLOEXEC.bits())
+        .open(path)
+}
+
 fn libc_o_nofollow() -> i32 {
     nix::fcntl::OFlag::O_NOFOLLOW.bits() | nix::fcntl::OFlag::O_CLOEXEC.bits()
 }

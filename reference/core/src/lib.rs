@@ -16,6 +16,8 @@
 //! - [`audit`]: the bounded, redacted JSON Lines audit log with keep-last compaction.
 //! - [`redact`]: secret redaction for JSON values and strings.
 //! - [`patch`]: applying a single-file unified diff exactly.
+//! - [`policy`]: the safe-mcp policy file, evaluator, redactor and cwd confinement.
+//! - [`trail`]: the fail-closed, fsynced JSON Lines audit trail of the safe-mcp servers.
 //! - [`exec`]: contained execution of external programs (identity check, exact environment,
 //!   process-tree containment, bounded output capture).
 
@@ -31,8 +33,10 @@ pub mod fsio;
 pub mod ids;
 pub mod jail;
 pub mod patch;
+pub mod policy;
 pub mod redact;
 pub mod state;
+pub mod trail;
 
 /// The workspace version, shared by every reference binary's `--version`.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -32,17 +32,10 @@ struct Cli {
 
 /// Prints a clap outcome: help/version to stdout (exit 0), errors as one stderr line (exit 2).
 fn clap_exit(e: clap::Error) -> ExitCode {
-    use clap::error::ErrorKind;
-    match e.kind() {
-        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
-            let _ = e.print();
-            ExitCode::SUCCESS
-        }
-        _ => {
-            let text = e.render().to_string();
-            let first = text.lines().next().unwrap_or("invalid arguments");
-            let first = first.strip_prefix("error: ").unwrap_or(first);
-            eprintln!("{PROG}: {first} (see --help)");
+    match mcp_stdio_guard::clap_error_line(&e) {
+        None => ExitCode::SUCCESS,
+        Some(line) => {
+            eprintln!("{PROG}: {line}");
             ExitCode::from(EXIT_CONFIG)
         }
     }

@@ -31,11 +31,13 @@
 
 #![warn(missing_docs)]
 
+pub mod cli;
 mod judge;
 mod line;
 mod serve;
 mod transport;
 
+pub use cli::clap_error_line;
 pub use judge::{Verdict, judge, normalize};
 pub use line::{LineRead, MAX_LINE_BYTES, read_bounded_line};
 pub use serve::{GuardOptions, SessionEnd, serve_guarded, serve_guarded_with};

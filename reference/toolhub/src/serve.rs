@@ -37,20 +37,17 @@ enum Command {
 /// Prints a clap outcome: help/version to stdout (exit 0), errors as one stderr line (exit 2).
 pub(crate) fn clap_exit(e: clap::Error, prog: &str) -> ExitCode {
     use clap::error::ErrorKind;
-    match e.kind() {
-        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
-            let _ = e.print();
-            ExitCode::SUCCESS
-        }
-        ErrorKind::MissingSubcommand | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
-            eprintln!("{prog}: a command is required (see --help)");
-            ExitCode::from(2)
-        }
-        _ => {
-            let text = e.render().to_string();
-            let first = text.lines().next().unwrap_or("invalid arguments");
-            let first = first.strip_prefix("error: ").unwrap_or(first);
-            eprintln!("{prog}: {first} (see --help)");
+    if matches!(
+        e.kind(),
+        ErrorKind::MissingSubcommand | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        eprintln!("{prog}: a command is required (see --help)");
+        return ExitCode::from(2);
+    }
+    match mcp_stdio_guard::clap_error_line(&e) {
+        None => ExitCode::SUCCESS,
+        Some(line) => {
+            eprintln!("{prog}: {line}");
             ExitCode::from(2)
         }
     }

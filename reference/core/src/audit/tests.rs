@@ -2,6 +2,7 @@ use super::*;
 use crate::clock::ManualClock;
 use crate::jail::Workspace;
 use serde_json::json;
+use std::fs::OpenOptions;
 use std::sync::Arc;
 
 struct Env {

@@ -1,17 +1,5 @@
-//! `safe-mcp`: placeholder until its issue lands. It answers `--version` and refuses to serve,
-//! so nothing mistakes it for a working server.
+//! `safe-mcp`: see [`safe_mcp::cli`].
 
-use std::process::ExitCode;
-
-fn main() -> ExitCode {
-    match std::env::args().nth(1).as_deref() {
-        Some("--version") | Some("-V") => {
-            println!("safe-mcp {}", mcp_safety_core::VERSION);
-            ExitCode::SUCCESS
-        }
-        _ => {
-            eprintln!("safe-mcp: not implemented yet");
-            ExitCode::from(2)
-        }
-    }
+fn main() -> std::process::ExitCode {
+    safe_mcp::cli::main()
 }

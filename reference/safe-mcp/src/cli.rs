@@ -1,0 +1,137 @@
+//! The `safe-mcp` command line: `terminal` and `files`, each taking `--config PATH`
+//! (else `SAFE_MCP_POLICY_FILE`; neither means refuse to start).
+//!
+//! Stdout carries protocol messages only. Every startup failure is one `fatal: ...` line on
+//! stderr and a nonzero exit, before anything touches stdout. Logs go to stderr (`RUST_LOG`,
+//! default `warn`).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use mcp_safety_core::policy::{Overrides, Policy, Server};
+use mcp_stdio_guard::{SessionEnd, serve_guarded};
+
+use crate::server::TerminalServer;
+use crate::terminal::Terminal;
+
+const ENV_HELP: &str = "Environment (each overrides the matching policy key):\n  SAFE_MCP_POLICY_FILE      policy path when --config is absent (--config wins)\n  SAFE_MCP_JAIL_ROOT        terminal jail directory (terminal.jail_root)\n  SAFE_MCP_WORKSPACE_ROOT   files workspace directory (files.workspace_root)\n  SAFE_MCP_AUDIT_LOG        audit trail path, outside every jail (audit_log)\n  SAFE_MCP_AUDIT_FAIL_MODE  closed (default) or open (audit_fail_mode)\n  SAFE_MCP_FILES_JOURNAL    undo journal path, outside the workspace (files.journal)\n  RUST_LOG                  log filter; logs go to stderr only";
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "safe-mcp",
+    version,
+    about = "safe-mcp: an allowlisted terminal and an undoable file organizer over MCP (stdio).",
+    after_help = ENV_HELP,
+    disable_help_subcommand = true
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Serve the allowlisted terminal (run_command, explain_command) over stdio.
+    Terminal {
+        /// The policy file (else SAFE_MCP_POLICY_FILE).
+        #[arg(long, value_name = "PATH")]
+        config: Option<PathBuf>,
+    },
+    /// The file organizer: not implemented yet (exits 2).
+    Files {
+        /// The policy file (else SAFE_MCP_POLICY_FILE).
+        #[arg(long, value_name = "PATH")]
+        config: Option<PathBuf>,
+    },
+}
+
+fn fatal(msg: impl std::fmt::Display) -> ExitCode {
+    eprintln!("fatal: {msg}");
+    ExitCode::from(2)
+}
+
+fn clap_exit(e: clap::Error) -> ExitCode {
+    match mcp_stdio_guard::clap_error_line(&e) {
+        None => ExitCode::SUCCESS,
+        Some(line) => fatal(line),
+    }
+}
+
+fn init_tracing() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .with_target(false)
+        .try_init();
+}
+
+/// `--config` if given, else `SAFE_MCP_POLICY_FILE` (non-empty), else a fatal error.
+fn policy_path(config: Option<PathBuf>) -> Result<PathBuf, &'static str> {
+    config
+        .or_else(|| {
+            std::env::var_os("SAFE_MCP_POLICY_FILE")
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+        })
+        .ok_or("no policy file: pass --config PATH or set SAFE_MCP_POLICY_FILE")
+}
+
+/// The `safe-mcp` entry point.
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return clap_exit(e),
+    };
+    match cli.command {
+        Some(Command::Terminal { config }) => terminal(config),
+        Some(Command::Files { .. }) => {
+            eprintln!("safe-mcp: files is not implemented yet");
+            ExitCode::from(2)
+        }
+        None => fatal("a command is required: terminal or files (see --help)"),
+    }
+}
+
+fn terminal(config: Option<PathBuf>) -> ExitCode {
+    init_tracing();
+    let path = match policy_path(config) {
+        Ok(p) => p,
+        Err(e) => return fatal(e),
+    };
+    let policy = match Policy::load(&path, &Overrides::from_env(), Server::Terminal) {
+        Ok(p) => p,
+        Err(e) => return fatal(e),
+    };
+    let Some(terminal) = Terminal::new(policy) else {
+        return fatal("jail_root is required");
+    };
+    // Descendants of a command are reparented to us, so containment can reap them.
+    if let Err(e) = mcp_safety_core::exec::enable_subreaper() {
+        return fatal(format_args!("cannot become a child subreaper: {e}"));
+    }
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => return fatal(format_args!("cannot start the async runtime: {e}")),
+    };
+    let end = runtime.block_on(serve_guarded(
+        TerminalServer::new(terminal),
+        tokio::io::stdin(),
+        tokio::io::stdout(),
+    ));
+    // A blocking stdin read may still be parked on the blocking pool: do not wait for it.
+    runtime.shutdown_background();
+    match end {
+        SessionEnd::InputClosed => ExitCode::SUCCESS,
+        SessionEnd::InitFailed(e) => {
+            eprintln!("safe-mcp: session failed: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
