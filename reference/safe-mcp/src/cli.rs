@@ -12,6 +12,8 @@ use clap::{Parser, Subcommand};
 use mcp_safety_core::policy::{Overrides, Policy, Server};
 use mcp_stdio_guard::{SessionEnd, serve_guarded};
 
+use crate::files::Organizer;
+use crate::files_server::FilesServer;
 use crate::server::TerminalServer;
 use crate::terminal::Terminal;
 
@@ -38,7 +40,8 @@ enum Command {
         #[arg(long, value_name = "PATH")]
         config: Option<PathBuf>,
     },
-    /// The file organizer: not implemented yet (exits 2).
+    /// Serve the undoable file organizer (list_files, plan_organize, apply_plan, move_file,
+    /// undo_last_action, redo_last_action) over stdio.
     Files {
         /// The policy file (else SAFE_MCP_POLICY_FILE).
         #[arg(long, value_name = "PATH")]
@@ -88,10 +91,7 @@ pub fn main() -> ExitCode {
     };
     match cli.command {
         Some(Command::Terminal { config }) => terminal(config),
-        Some(Command::Files { .. }) => {
-            eprintln!("safe-mcp: files is not implemented yet");
-            ExitCode::from(2)
-        }
+        Some(Command::Files { config }) => files(config),
         None => fatal("a command is required: terminal or files (see --help)"),
     }
 }
@@ -126,6 +126,46 @@ fn terminal(config: Option<PathBuf>) -> ExitCode {
         tokio::io::stdout(),
     ));
     // A blocking stdin read may still be parked on the blocking pool: do not wait for it.
+    runtime.shutdown_background();
+    match end {
+        SessionEnd::InputClosed => ExitCode::SUCCESS,
+        SessionEnd::InitFailed(e) => {
+            eprintln!("safe-mcp: session failed: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn files(config: Option<PathBuf>) -> ExitCode {
+    init_tracing();
+    let path = match policy_path(config) {
+        Ok(p) => p,
+        Err(e) => return fatal(e),
+    };
+    let policy = match Policy::load(&path, &Overrides::from_env(), Server::Files) {
+        Ok(p) => p,
+        Err(e) => return fatal(e),
+    };
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) => return fatal(format_args!("cannot read {}: {e}", path.display())),
+    };
+    let organizer = match Organizer::new(policy, &text) {
+        Ok(o) => o,
+        Err(e) => return fatal(e),
+    };
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => return fatal(format_args!("cannot start the async runtime: {e}")),
+    };
+    let end = runtime.block_on(serve_guarded(
+        FilesServer::new(organizer),
+        tokio::io::stdin(),
+        tokio::io::stdout(),
+    ));
     runtime.shutdown_background();
     match end {
         SessionEnd::InputClosed => ExitCode::SUCCESS,

@@ -4,12 +4,15 @@
 //! - [`result`]: the `OperationResult` every tool returns and its codes.
 //! - [`terminal`]: `run_command` / `explain_command` logic (no MCP types).
 //! - [`server`]: the rmcp face of the terminal.
-//!
-//! `safe-mcp files` is not implemented yet (see the README).
+//! - [`files`]: the undoable file organizer logic (no MCP types).
+//! - [`files_server`]: the rmcp face of the file organizer.
 
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
+mod audited;
 pub mod cli;
+pub mod files;
+pub mod files_server;
 pub mod result;
 pub mod server;
 pub mod terminal;

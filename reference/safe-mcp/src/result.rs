@@ -28,6 +28,12 @@ pub enum Code {
     AuditUnavailable,
     /// A bug or an unexpected system failure.
     InternalError,
+    /// Files: cleared every safety invariant, declined only because acting unprompted would
+    /// be a guess; name the file with `move_file`.
+    NeedsExplicitRequest,
+    /// Files: a destination is occupied, or a plan/undo no longer matches the workspace;
+    /// nothing was moved (never overwritten, never renamed around).
+    Conflict,
 }
 
 impl Code {
@@ -43,6 +49,8 @@ impl Code {
             Code::OperationFailed => "OPERATION_FAILED",
             Code::AuditUnavailable => "AUDIT_UNAVAILABLE",
             Code::InternalError => "INTERNAL_ERROR",
+            Code::NeedsExplicitRequest => "NEEDS_EXPLICIT_REQUEST",
+            Code::Conflict => "CONFLICT",
         }
     }
 }

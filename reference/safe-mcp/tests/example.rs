@@ -27,5 +27,7 @@ fn example_policy_loads() {
             .allowed
     );
     let p = Policy::load(&copy, &Overrides::default(), Server::Files).unwrap();
-    assert_eq!(p.workspace_root.unwrap(), base.join("inbox"));
+    assert_eq!(p.workspace_root.clone().unwrap(), base.join("inbox"));
+    let text = std::fs::read_to_string(&copy).unwrap();
+    assert!(safe_mcp::files::Organizer::new(p, &text).is_ok());
 }

@@ -134,8 +134,9 @@ fn help_version_and_files() {
         .stdout(predicate::str::starts_with("safe-mcp "));
     cmd()
         .arg("files")
+        .env_remove("SAFE_MCP_POLICY_FILE")
         .assert()
         .code(2)
         .stdout("")
-        .stderr(predicate::str::contains("not implemented yet"));
+        .stderr(predicate::str::starts_with("fatal: no policy file"));
 }

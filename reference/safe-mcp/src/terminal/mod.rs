@@ -9,15 +9,14 @@
 pub mod exec;
 
 use std::path::PathBuf;
-use std::time::Instant;
 
-use mcp_safety_core::clock::{Clock, SystemClock};
 use mcp_safety_core::policy::command::{find_metacharacter, split_command};
 use mcp_safety_core::policy::paths::{CwdError, confine_cwd};
 use mcp_safety_core::policy::{Policy, Redactor, TerminalPolicy};
-use mcp_safety_core::trail::{AuditTrail, FailMode};
+use mcp_safety_core::trail::AuditTrail;
 use serde_json::{Value, json};
 
+use crate::audited::audited;
 use crate::result::{Code, OperationResult};
 use exec::{RunLimits, child_env, execute, resolve_program};
 
@@ -133,10 +132,6 @@ impl Terminal {
         Ok((argv, verdict.reason))
     }
 
-    fn record(&self, record: Value) -> Result<(), String> {
-        self.trail.record(&record).map_err(|e| e.to_string())
-    }
-
     /// The single attempt/outcome point of every tool.
     fn serve(
         &self,
@@ -144,67 +139,13 @@ impl Terminal {
         args: Value,
         body: impl FnOnce() -> OperationResult,
     ) -> OperationResult {
-        let started = Instant::now();
-        let call_id = mcp_safety_core::ids::random_hex(8).unwrap_or_else(|_| "unknown".into());
-        let redacted_args = redact_json(&self.redactor, &args);
-        let attempt = json!({
-            "ts": SystemClock.now().to_rfc3339(), "phase": "attempt", "call_id": call_id,
-            "action": action, "args": redacted_args,
-        });
-        let open = self.trail.mode() == FailMode::Open;
-        if let Err(e) = self.record(attempt) {
-            if !open {
-                tracing::error!("audit trail unwritable, refusing {action}: {e}");
-                let mut r = OperationResult::refused(
-                    Code::AuditUnavailable,
-                    action,
-                    "the audit trail cannot be written; nothing was done (audit_fail_mode = closed)",
-                );
-                r.duration_ms = started.elapsed().as_millis() as u64;
-                return r;
-            }
-            tracing::warn!("audit trail unwritable, proceeding (audit_fail_mode = open): {e}");
-        }
-        let mut result = body();
-        result.duration_ms = started.elapsed().as_millis() as u64;
-        let mut outcome = json!({
-            "ts": SystemClock.now().to_rfc3339(), "phase": "outcome", "call_id": call_id,
-            "action": action, "ok": result.ok, "code": result.code.as_str(),
-            "reason": result.reason, "duration_ms": result.duration_ms,
-        });
-        if let Some(code) = result.detail.get("exit_code") {
-            outcome["exit_code"] = code.clone();
-        }
-        if let Err(e) = self.record(outcome) {
-            if !open {
-                tracing::error!("audit trail unwritable after {action}: {e}");
-                let mut r = OperationResult::refused(
-                    Code::AuditUnavailable,
-                    action,
-                    format!(
-                        "the outcome ({}) could not be written to the audit trail",
-                        result.code.as_str()
-                    ),
-                );
-                r.duration_ms = result.duration_ms;
-                return r;
-            }
-            tracing::warn!("audit trail unwritable, proceeding (audit_fail_mode = open): {e}");
-        }
-        result
-    }
-}
-
-/// Every string inside `v` redacted by `r` (operator and built-in patterns).
-fn redact_json(r: &Redactor, v: &Value) -> Value {
-    match v {
-        Value::String(s) => Value::String(r.redact(s).into_owned()),
-        Value::Array(a) => Value::Array(a.iter().map(|x| redact_json(r, x)).collect()),
-        Value::Object(m) => Value::Object(
-            m.iter()
-                .map(|(k, x)| (k.clone(), redact_json(r, x)))
-                .collect(),
-        ),
-        other => other.clone(),
+        audited(
+            &self.trail,
+            &self.redactor,
+            action,
+            &args,
+            &["exit_code"],
+            body,
+        )
     }
 }
