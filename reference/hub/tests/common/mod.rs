@@ -32,6 +32,12 @@ pub fn toolhub() -> &'static Path {
     BIN.get_or_init(|| sibling_bin("mcp-toolhub", "mcp-toolhub"))
 }
 
+/// The `safe-mcp` binary (`safe-mcp terminal`, `safe-mcp files`), for the aggregation example.
+pub fn safe_mcp() -> &'static Path {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| sibling_bin("safe-mcp", "safe-mcp"))
+}
+
 /// Binary `bin` of workspace package `package`, next to `mcp-hub`. `cargo test --workspace`
 /// builds it anyway; under cargo (`cargo test -p mcp-hub` on a clean clone) it is built here,
 /// once per test binary, into the same target directory and profile, so it is never stale.
