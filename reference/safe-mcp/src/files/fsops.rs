@@ -20,6 +20,9 @@ pub enum FsError {
     NotFound(String),
     /// The destination already exists.
     Exists(String),
+    /// The source turned out to be a symlink when it was renamed (swapped in after the
+    /// last check); it was moved back, so nothing moved.
+    SymlinkSwapped(String),
     /// Any other system error.
     Io(String),
 }
@@ -32,6 +35,10 @@ impl std::fmt::Display for FsError {
             }
             FsError::NotFound(p) => write!(f, "{p} does not exist"),
             FsError::Exists(p) => write!(f, "{p} already exists and is never overwritten"),
+            FsError::SymlinkSwapped(p) => write!(
+                f,
+                "{p} became a symlink while it was being moved; a symlink never moves, so it was put back"
+            ),
             FsError::Io(e) => write!(f, "{e}"),
         }
     }
@@ -196,11 +203,33 @@ pub fn rename_noreplace(
         dname,
         RenameFlags::RENAME_NOREPLACE,
     ) {
-        Ok(()) => Ok(()),
-        Err(Errno::EEXIST) => Err(FsError::Exists(dest.to_string())),
-        Err(Errno::ENOENT) => Err(FsError::NotFound(src.to_string())),
-        Err(e) => Err(io(e)),
+        Ok(()) => {}
+        Err(Errno::EEXIST) => return Err(FsError::Exists(dest.to_string())),
+        Err(Errno::ENOENT) => return Err(FsError::NotFound(src.to_string())),
+        Err(e) => return Err(io(e)),
     }
+    // No rename is conditional on the type of what it moves: a source swapped for a symlink
+    // after the caller's checks was just moved as a link (never followed). Check what
+    // landed and put a symlink back where it came from.
+    let landed = fstatat(ddir.as_fd(), dname, AtFlags::AT_SYMLINK_NOFOLLOW).map_err(io)?;
+    if kind_of(&landed) == Kind::Symlink {
+        renameat2(
+            ddir.as_fd(),
+            dname,
+            sdir.as_fd(),
+            sname,
+            RenameFlags::RENAME_NOREPLACE,
+        )
+        .map_err(|e| io_context(e, dest))?;
+        return Err(FsError::SymlinkSwapped(src.to_string()));
+    }
+    Ok(())
+}
+
+fn io_context(e: Errno, path: &str) -> FsError {
+    FsError::Io(format!(
+        "{path}: a symlink swapped in during a move could not be put back: {e}"
+    ))
 }
 
 /// One entry of a folder listing.

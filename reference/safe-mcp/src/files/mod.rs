@@ -63,6 +63,7 @@ fn fs_code(e: &FsError) -> Code {
         FsError::NotADirectory(_) => Code::PolicyDenied,
         FsError::NotFound(_) => Code::InvalidRequest,
         FsError::Exists(_) => Code::Conflict,
+        FsError::SymlinkSwapped(_) => Code::PolicyDenied,
         FsError::Io(_) => Code::OperationFailed,
     }
 }
