@@ -10,7 +10,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use mcp_safety_core::policy::{Overrides, Policy, Server};
-use mcp_stdio_guard::{SessionEnd, serve_guarded};
+use mcp_stdio_guard::serve_stdio;
 
 use crate::files::Organizer;
 use crate::files_server::FilesServer;
@@ -113,27 +113,7 @@ fn terminal(config: Option<PathBuf>) -> ExitCode {
     if let Err(e) = mcp_safety_core::exec::enable_subreaper() {
         return fatal(format_args!("cannot become a child subreaper: {e}"));
     }
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => return fatal(format_args!("cannot start the async runtime: {e}")),
-    };
-    let end = runtime.block_on(serve_guarded(
-        TerminalServer::new(terminal),
-        tokio::io::stdin(),
-        tokio::io::stdout(),
-    ));
-    // A blocking stdin read may still be parked on the blocking pool: do not wait for it.
-    runtime.shutdown_background();
-    match end {
-        SessionEnd::InputClosed => ExitCode::SUCCESS,
-        SessionEnd::InitFailed(e) => {
-            eprintln!("safe-mcp: session failed: {e}");
-            ExitCode::from(1)
-        }
-    }
+    serve_stdio(TerminalServer::new(terminal), "safe-mcp")
 }
 
 fn files(config: Option<PathBuf>) -> ExitCode {
@@ -154,24 +134,5 @@ fn files(config: Option<PathBuf>) -> ExitCode {
         Ok(o) => o,
         Err(e) => return fatal(e),
     };
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => return fatal(format_args!("cannot start the async runtime: {e}")),
-    };
-    let end = runtime.block_on(serve_guarded(
-        FilesServer::new(organizer),
-        tokio::io::stdin(),
-        tokio::io::stdout(),
-    ));
-    runtime.shutdown_background();
-    match end {
-        SessionEnd::InputClosed => ExitCode::SUCCESS,
-        SessionEnd::InitFailed(e) => {
-            eprintln!("safe-mcp: session failed: {e}");
-            ExitCode::from(1)
-        }
-    }
+    serve_stdio(FilesServer::new(organizer), "safe-mcp")
 }

@@ -10,8 +10,9 @@ use rmcp::{tool, tool_handler, tool_router};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use crate::blocking::on_blocking_pool;
 use crate::files::Organizer;
-use crate::result::{Code, OperationResult};
+use crate::result::OperationResult;
 
 /// `list_files` arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -70,15 +71,7 @@ impl FilesServer {
     where
         F: FnOnce(&Organizer) -> OperationResult + Send + 'static,
     {
-        let o = self.organizer.clone();
-        match tokio::task::spawn_blocking(move || f(&o)).await {
-            Ok(r) => Json(r),
-            Err(e) => Json(OperationResult::refused(
-                Code::InternalError,
-                action,
-                format!("tool task failed: {e}"),
-            )),
-        }
+        on_blocking_pool(&self.organizer, action, f).await
     }
 }
 

@@ -10,6 +10,7 @@
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
 mod audited;
+mod blocking;
 pub mod cli;
 pub mod files;
 pub mod files_server;

@@ -10,7 +10,8 @@ use rmcp::{tool, tool_handler, tool_router};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::result::{Code, OperationResult};
+use crate::blocking::on_blocking_pool;
+use crate::result::OperationResult;
 use crate::terminal::Terminal;
 
 /// `run_command` arguments.
@@ -60,15 +61,7 @@ impl TerminalServer {
     where
         F: FnOnce(&Terminal) -> OperationResult + Send + 'static,
     {
-        let t = self.terminal.clone();
-        match tokio::task::spawn_blocking(move || f(&t)).await {
-            Ok(r) => Json(r),
-            Err(e) => Json(OperationResult::refused(
-                Code::InternalError,
-                action,
-                format!("tool task failed: {e}"),
-            )),
-        }
+        on_blocking_pool(&self.terminal, action, f).await
     }
 }
 

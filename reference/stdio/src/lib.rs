@@ -40,4 +40,4 @@ mod transport;
 pub use cli::clap_error_line;
 pub use judge::{Verdict, judge, normalize};
 pub use line::{LineRead, MAX_LINE_BYTES, read_bounded_line};
-pub use serve::{GuardOptions, SessionEnd, serve_guarded, serve_guarded_with};
+pub use serve::{GuardOptions, SessionEnd, serve_guarded, serve_guarded_with, serve_stdio};

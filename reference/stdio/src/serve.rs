@@ -167,3 +167,37 @@ where
     let _ = writer.await;
     end
 }
+
+/// Serves `service` on the process's stdin/stdout until stdin closes, on a current-thread
+/// runtime built here, and gives the process exit code: 0 when the input closed, 1 (with one
+/// `PROG: ...` line on stderr) when the runtime or the session could not start. The whole
+/// life of a stdio server binary after its configuration is loaded.
+pub fn serve_stdio<S>(service: S, prog: &str) -> std::process::ExitCode
+where
+    S: Service<RoleServer>,
+{
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("{prog}: cannot start the async runtime: {e}");
+            return std::process::ExitCode::from(1);
+        }
+    };
+    let end = runtime.block_on(serve_guarded(
+        service,
+        tokio::io::stdin(),
+        tokio::io::stdout(),
+    ));
+    // A blocking stdin read may still be parked on the blocking pool: do not wait for it.
+    runtime.shutdown_background();
+    match end {
+        SessionEnd::InputClosed => std::process::ExitCode::SUCCESS,
+        SessionEnd::InitFailed(e) => {
+            eprintln!("{prog}: session failed: {e}");
+            std::process::ExitCode::from(1)
+        }
+    }
+}

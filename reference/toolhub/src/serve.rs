@@ -11,7 +11,7 @@ use clap::{Parser, Subcommand};
 use crate::config::Config;
 use crate::hub::Hub;
 use crate::server::ToolHubServer;
-use mcp_stdio_guard::{SessionEnd, serve_guarded};
+use mcp_stdio_guard::serve_stdio;
 
 const PROG: &str = "mcp-toolhub";
 
@@ -95,29 +95,5 @@ fn serve() -> ExitCode {
             "cannot become a child subreaper; containment falls back to the process group: {e}"
         );
     }
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("{PROG}: cannot start the async runtime: {e}");
-            return ExitCode::from(1);
-        }
-    };
-    let server = ToolHubServer::new(Hub::new(config));
-    let end = runtime.block_on(serve_guarded(
-        server,
-        tokio::io::stdin(),
-        tokio::io::stdout(),
-    ));
-    // A blocking stdin read may still be parked on the blocking pool: do not wait for it.
-    runtime.shutdown_background();
-    match end {
-        SessionEnd::InputClosed => ExitCode::SUCCESS,
-        SessionEnd::InitFailed(e) => {
-            eprintln!("{PROG}: session failed: {e}");
-            ExitCode::from(1)
-        }
-    }
+    serve_stdio(ToolHubServer::new(Hub::new(config)), PROG)
 }
