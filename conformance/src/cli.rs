@@ -100,6 +100,11 @@ pub struct RunArgs {
     /// Stop starting scenarios after the first unexpected failure.
     #[arg(long)]
     pub fail_fast: bool,
+    /// Which lifecycle generation(s) to drive: `legacy` (initialize handshake), `modern`
+    /// (2026-07-28: server/discover and per-request _meta) or `both` (each scenario once
+    /// per generation, the generation in its name). Default: the ones the target declares.
+    #[arg(long, value_enum, value_name = "GENERATION")]
+    pub protocol: Option<crate::generation::ProtocolChoice>,
     /// Never use colors.
     #[arg(long)]
     pub no_color: bool,
@@ -342,6 +347,14 @@ fn run(args: RunArgs) -> ExitCode {
             return ExitCode::from(EXIT_USAGE);
         }
     };
+    let generations = match args.protocol {
+        Some(choice) => choice.generations(),
+        None => match tctx.target.spoken() {
+            spoken if spoken.is_empty() => vec![crate::generation::Generation::Legacy],
+            spoken => spoken,
+        },
+    };
+    let scenarios = runner::plan(scenarios, &generations);
     let baseline = match args.baseline.as_deref().map(read_baseline).transpose() {
         Ok(b) => b,
         Err(e) => {

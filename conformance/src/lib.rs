@@ -9,6 +9,7 @@ pub mod bench;
 pub mod cli;
 pub mod duration;
 pub mod fixture;
+pub mod generation;
 pub mod interp;
 pub mod matcher;
 pub mod model;

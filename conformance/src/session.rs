@@ -6,6 +6,7 @@
 //! routed by id, everything else waits in a queue for `expect_message`, and lines that are
 //! not JSON-RPC are recorded as protocol violations.
 
+use crate::generation::{ModernMeta, drop_null_protocol_keys};
 use crate::process::{Invocation, kill_group};
 use nix::sys::signal::Signal;
 use serde_json::{Value, json};
@@ -104,6 +105,8 @@ pub struct Session {
     stdin: Arc<tokio::sync::Mutex<Option<ChildStdin>>>,
     shared: Arc<Shared>,
     next_id: AtomicI64,
+    /// Set while the session speaks the modern generation: the `_meta` every request gets.
+    modern: Mutex<Option<ModernMeta>>,
 }
 
 impl std::fmt::Debug for Session {
@@ -151,6 +154,7 @@ impl Session {
             stdin,
             shared,
             next_id: AtomicI64::new(1),
+            modern: Mutex::new(None),
         })
     }
 
@@ -203,13 +207,33 @@ impl Session {
         self.send_raw(line.as_bytes()).await
     }
 
+    /// Switches the session to the modern generation (`Some`: every request but
+    /// `initialize` carries this `_meta`) or back to the legacy one (`None`).
+    pub fn set_modern(&self, meta: Option<ModernMeta>) {
+        *self.modern.lock().unwrap_or_else(|p| p.into_inner()) = meta;
+    }
+
+    /// The `_meta` the session stamps, when it speaks the modern generation.
+    pub fn modern(&self) -> Option<ModernMeta> {
+        self.modern
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
     /// Sends a request with a fresh numeric id and returns that id; the response is routed
-    /// to [`Session::response`].
+    /// to [`Session::response`]. In the modern generation the request's `_meta` gets the
+    /// protocol keys the scenario did not set itself (see [`ModernMeta::stamp`]).
     pub async fn send_request(
         &self,
         method: &str,
         params: Option<Value>,
     ) -> Result<Value, SessionError> {
+        let params = match (method, self.modern()) {
+            ("initialize", _) => params,
+            (_, Some(meta)) => Some(meta.stamp(params)),
+            (_, None) => drop_null_protocol_keys(params),
+        };
         let id = json!(self.next_id.fetch_add(1, Ordering::Relaxed));
         self.shared.lock().our_ids.insert(id_key(&id));
         let mut msg = json!({"jsonrpc": "2.0", "id": id, "method": method});

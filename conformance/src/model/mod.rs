@@ -6,8 +6,8 @@ pub mod scenario;
 pub mod target;
 mod validate;
 
-pub use scenario::{ExecSpec, InitializeSpec, RawScenario, ServerSpec};
-pub use target::{CommandSpec, Knob, KnobEnv, Target};
+pub use scenario::{ExecSpec, InitializeSpec, OpenMode, RawScenario, ServerSpec};
+pub use target::{CommandSpec, GenerationClaim, Knob, KnobEnv, Target};
 pub use validate::validate_scenario;
 
 use crate::report::Position;
@@ -47,6 +47,11 @@ pub struct Scenario {
     pub spec: Vec<String>,
     pub tags: Vec<String>,
     pub requires: Vec<String>,
+    /// The exact generations a target must speak (see [`RawScenario::generations`]).
+    pub generations: Option<Vec<crate::generation::Generation>>,
+    /// The generation pass this copy of the scenario runs in (set by the run's plan;
+    /// `None` before planning means legacy).
+    pub pass: Option<crate::generation::Generation>,
     pub knobs: BTreeMap<String, Value>,
     pub timeout: Option<Duration>,
     pub step_timeout: Option<Duration>,

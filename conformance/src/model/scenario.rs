@@ -35,6 +35,12 @@ pub struct RawScenario {
     /// Target knobs the scenario needs; without them it is skipped with a reason.
     #[serde(default)]
     pub requires: Vec<String>,
+    /// The exact generations a target must speak for the scenario to apply, e.g. `[legacy]`
+    /// for "a legacy-only server answers server/discover with an error"; other targets skip
+    /// it with a reason. (Which *pass* a scenario runs in is said by the tags `legacy` and
+    /// `modern`: a scenario tagged with one runs only in that generation's pass.)
+    #[serde(default)]
+    pub generations: Option<Vec<crate::generation::Generation>>,
     /// Values for knobs, applied to every server (a server may override them).
     #[serde(default)]
     pub knobs: BTreeMap<String, Value>,
@@ -290,6 +296,24 @@ pub struct InitializeSpec {
     /// Send `notifications/initialized` after a successful answer (default true).
     #[serde(default)]
     pub initialized: Option<bool>,
+    /// How to open the session: `legacy` (`initialize`), `modern` (`server/discover`, then
+    /// per-request `_meta`), or `auto` (`server/discover` first; on any error but
+    /// UnsupportedProtocolVersionError, or no answer within the step's deadline, fall back
+    /// to `initialize`, as a dual-generation stdio client does). Default: the run's pass.
+    #[serde(default)]
+    pub generation: Option<OpenMode>,
+}
+
+/// How an `initialize` step opens the session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum OpenMode {
+    /// The `initialize` handshake.
+    Legacy,
+    /// `server/discover`, then per-request `_meta`.
+    Modern,
+    /// Probe with `server/discover`, fall back to `initialize`.
+    Auto,
 }
 
 /// What `poll` repeats.

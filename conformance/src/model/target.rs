@@ -4,6 +4,7 @@
 //! scenarios stay implementation-neutral and name knobs instead.
 
 use crate::duration::Span;
+use crate::generation::Generation;
 use crate::sandbox::DirSpec;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -26,6 +27,13 @@ pub struct Target {
     /// `${target.protocol_versions.0}`; the first is the one `initialize` asks for by default.
     #[serde(default)]
     pub protocol_versions: Vec<String>,
+    /// The lifecycle generations the server speaks: `legacy` (the `initialize` handshake),
+    /// `modern` (2026-07-28: `server/discover` and per-request `_meta`), or `"*"` (claims
+    /// both and every requirement; the liar). Default: `[legacy]`. A run drives the
+    /// generations it is asked for (`--protocol`, default: these) and skips, with a reason,
+    /// the passes the target does not speak.
+    #[serde(default = "default_generations")]
+    pub generations: Vec<GenerationClaim>,
     /// How to start the server under test.
     pub server: CommandSpec,
     /// The operator command (`admin` steps), when the implementation has one.
@@ -122,6 +130,24 @@ pub enum KnobEnv {
     Map(BTreeMap<String, String>),
 }
 
+/// One entry of a target's `generations`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+pub enum GenerationClaim {
+    /// The `initialize` handshake.
+    #[serde(rename = "legacy")]
+    Legacy,
+    /// 2026-07-28: `server/discover` and per-request `_meta`.
+    #[serde(rename = "modern")]
+    Modern,
+    /// Every generation, and any scenario's requirement on them (the liar).
+    #[serde(rename = "*")]
+    Any,
+}
+
+fn default_generations() -> Vec<GenerationClaim> {
+    vec![GenerationClaim::Legacy]
+}
+
 /// Default deadlines; scenarios may set their own.
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -155,6 +181,31 @@ impl Target {
     /// True when the target claims `suite` (or every suite).
     pub fn claims_suite(&self, suite: &str) -> bool {
         self.suites.iter().any(|s| s == "*" || s == suite)
+    }
+
+    /// True when the target speaks `generation`.
+    pub fn speaks(&self, generation: Generation) -> bool {
+        self.generations.iter().any(|c| match c {
+            GenerationClaim::Any => true,
+            GenerationClaim::Legacy => generation == Generation::Legacy,
+            GenerationClaim::Modern => generation == Generation::Modern,
+        })
+    }
+
+    /// True when the target speaks exactly the generations in `wanted` (or claims `"*"`).
+    pub fn speaks_exactly(&self, wanted: &[Generation]) -> bool {
+        self.generations.contains(&GenerationClaim::Any)
+            || Generation::ALL
+                .iter()
+                .all(|g| self.speaks(*g) == wanted.contains(g))
+    }
+
+    /// The generations the target speaks, in report order.
+    pub fn spoken(&self) -> Vec<Generation> {
+        Generation::ALL
+            .into_iter()
+            .filter(|g| self.speaks(*g))
+            .collect()
     }
 
     /// The knob named `name`, or the catch-all `"*"` knob.

@@ -73,6 +73,8 @@ pub fn validate_scenario(raw: RawScenario, file: &str) -> Result<Scenario, Vec<F
         spec: raw.spec.map(|s| s.to_vec()).unwrap_or_default(),
         tags: raw.tags,
         requires: raw.requires,
+        generations: raw.generations,
+        pass: None,
         knobs: raw.knobs,
         timeout: raw.timeout.map(|s| s.0),
         step_timeout: raw.step_timeout.map(|s| s.0),

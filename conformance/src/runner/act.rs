@@ -45,44 +45,7 @@ impl Run<'_> {
     ) -> Result<Option<Value>, StepFailure> {
         let on = step.on.as_deref();
         match &step.kind {
-            StepKind::Initialize(spec) => {
-                let (_, s) = self.session(on).await?;
-                let version = match &spec.protocol_version {
-                    Some(v) => self.expand_str(v)?,
-                    None => self
-                        .target
-                        .target
-                        .protocol_versions
-                        .first()
-                        .cloned()
-                        .unwrap_or_else(|| "2025-11-25".to_string()),
-                };
-                let params = json!({
-                    "protocolVersion": version,
-                    "capabilities": self.expand(spec.capabilities.as_ref().unwrap_or(&json!({})))?,
-                    "clientInfo": match &spec.client_info {
-                        Some(c) => self.expand(c)?,
-                        None => json!({"name": "mcp-conformance", "version": env!("CARGO_PKG_VERSION")}),
-                    },
-                });
-                let resp = s
-                    .request("initialize", Some(params), timeout)
-                    .await
-                    .map_err(session_failure)?;
-                let obs = response_observation(&resp);
-                let ok = obs.get("result").is_some();
-                if ok && spec.initialized.unwrap_or(true) {
-                    s.notify("notifications/initialized", None)
-                        .await
-                        .map_err(session_failure)?;
-                }
-                if !ok && step.expect.is_none() {
-                    let mut f = StepFailure::assertion("initialize was answered with an error");
-                    f.actual = Some(obs);
-                    return Err(f);
-                }
-                Ok(Some(obs))
-            }
+            StepKind::Initialize(spec) => self.open_session(step, spec, timeout).await,
             StepKind::ListTools => {
                 let (_, s) = self.session(on).await?;
                 self.list_tools(&s, timeout, step.expect.is_none())

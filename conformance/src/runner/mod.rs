@@ -5,10 +5,13 @@ mod act;
 pub mod context;
 mod contract;
 mod observe;
+mod open;
+pub mod plan;
 pub mod scenario;
 mod steps;
 
 pub use context::TargetCtx;
+pub use plan::plan;
 pub use scenario::{StepTiming, create_sandbox, run_scenario, run_scenario_timed, skip_reason};
 
 use crate::model::Scenario;

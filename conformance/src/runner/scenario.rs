@@ -2,6 +2,7 @@
 
 use super::context::{Run, ServerSlot, TargetCtx, build_invocation, knob_server_args, lock};
 use super::steps::StepFailure;
+use crate::generation::{Generation, ModernMeta};
 use crate::interp::Vars;
 use crate::model::Scenario;
 use crate::report::{Failure, FailureKind, ScenarioResult, Status};
@@ -14,6 +15,9 @@ use std::time::{Duration, Instant};
 
 /// Why a scenario does not apply to a target, if it does not.
 pub fn skip_reason(tctx: &TargetCtx, scenario: &Scenario) -> Option<String> {
+    if let Some(reason) = super::plan::generation_skip(&tctx.target, scenario) {
+        return Some(reason);
+    }
     if !tctx.target.claims_suite(&scenario.suite) {
         return Some(format!(
             "target {} does not claim suite {}",
@@ -287,6 +291,9 @@ impl Run<'_> {
         let slot = &self.servers[index];
         let session =
             Session::spawn(&slot.invocation).map_err(|e| StepFailure::error(e.to_string()))?;
+        if self.scenario.pass == Some(Generation::Modern) {
+            session.set_modern(Some(ModernMeta::default()));
+        }
         let session = Arc::new(session);
         *slot.session.write().await = Some(session.clone());
         Ok(session)
