@@ -14,7 +14,7 @@ use rmcp::ErrorData as McpError;
 use rmcp::RoleServer;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CancelledNotificationParam, ErrorCode,
-    NotificationMetaObject, RequestId,
+    NotificationMetaObject, RequestId, ResultType,
 };
 use rmcp::service::RequestContext;
 use serde_json::Value;
@@ -89,7 +89,7 @@ impl Router {
             Err(e) => Err(e),
         };
         let failure = match outcome {
-            Ok(line) => match parse_call_result(&line) {
+            Ok(line) => match parse_call_result(&line).and_then(complete_result) {
                 Ok(result) => return Ok(CallToolResponse::Complete(result)),
                 Err(ResponseError::Rpc(error)) => {
                     tracing::warn!(
@@ -137,11 +137,23 @@ impl Router {
             .meta
             .filter(|m| !m.is_empty())
             .or_else(|| (!meta.is_empty()).then_some(meta))
-            .and_then(|m| serde_json::to_value(m).ok());
+            .and_then(|m| serde_json::to_value(m).ok())
+            .and_then(strip_protocol_meta);
         if session.cancel(upstream_id, params.reason, meta).await {
             tracing::debug!(instance_id = %session.id(), %request_id, upstream_id, "cancellation forwarded");
         }
     }
+}
+
+/// The client's notification `_meta` without the keys the protocol reserves for its own
+/// lifecycle (`io.modelcontextprotocol/*`: they describe the client-to-hub hop, and the hub
+/// speaks to each upstream in that upstream's generation); `None` when nothing is left.
+fn strip_protocol_meta(meta: Value) -> Option<Value> {
+    let Value::Object(mut meta) = meta else {
+        return None;
+    };
+    meta.retain(|key, _| !key.starts_with(crate::upstream::wire::META_PROTOCOL_PREFIX));
+    (!meta.is_empty()).then_some(Value::Object(meta))
 }
 
 fn lock(active: &Active) -> MutexGuard<'_, HashMap<RequestId, (usize, u64)>> {
@@ -170,6 +182,24 @@ fn parse_call_result(line: &[u8]) -> Result<CallToolResult, ResponseError> {
                 .map_err(|e| ResponseError::Invalid(e.to_string()))
         }
         Err(e) => Err(e),
+    }
+}
+
+/// Marks a result complete (`resultType: "complete"`, 2026-07-28 "resultType": a legacy
+/// upstream's results have none; rmcp strips it again for a legacy client). Any other result
+/// type (`input_required`, `task`) needs a multi round-trip or tasks flow the hub does not
+/// relay, so such a result is a failure of the call.
+fn complete_result(mut result: CallToolResult) -> Result<CallToolResult, ResponseError> {
+    match &result.result_type {
+        None => {
+            result.result_type = Some(ResultType::COMPLETE);
+            Ok(result)
+        }
+        Some(kind) if kind.is_complete() => Ok(result),
+        Some(kind) => Err(ResponseError::Invalid(format!(
+            "result type `{}` is not supported by mcp-hub",
+            kind.as_str()
+        ))),
     }
 }
 
@@ -215,6 +245,37 @@ mod tests {
             parse_call_result(error),
             Err(ResponseError::Rpc(_))
         ));
+    }
+
+    #[test]
+    fn results_are_complete_or_refused() {
+        let legacy = parse_call_result(br#"{"jsonrpc":"2.0","id":1,"result":{"content":[]}}"#)
+            .and_then(complete_result)
+            .expect("complete");
+        assert_eq!(legacy.result_type, Some(ResultType::COMPLETE));
+        let modern = br#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[]}}"#;
+        assert!(parse_call_result(modern).and_then(complete_result).is_ok());
+        let mrtr =
+            br#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","content":[]}}"#;
+        assert!(matches!(
+            parse_call_result(mrtr).and_then(complete_result),
+            Err(ResponseError::Invalid(_))
+        ));
+    }
+
+    #[test]
+    fn protocol_meta_keys_are_not_forwarded() {
+        let meta = serde_json::json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "c", "version": "1"},
+            "trace": "t1",
+        });
+        assert_eq!(
+            strip_protocol_meta(meta),
+            Some(serde_json::json!({"trace": "t1"}))
+        );
+        let only = serde_json::json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28"});
+        assert_eq!(strip_protocol_meta(only), None);
     }
 
     #[test]

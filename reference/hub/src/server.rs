@@ -1,11 +1,22 @@
-//! The outward MCP face of the hub: an rmcp server advertising tools only.
+//! The outward MCP face of the hub: an rmcp server advertising tools only, in both protocol
+//! generations.
 //!
-//! Protocol versions: `initialize` may ask for 2024-11-05, 2025-03-26, 2025-06-18 or
-//! 2025-11-25 (answered as asked), 2026-07-28 (answered as asked through the legacy lifecycle;
-//! rmcp would answer 2025-11-25, so the stdio guard writes the asked version into that one
-//! answer, see [`guard_options`]), or anything else (answered 2025-11-25). The service
-//! supports only the legacy versions inside rmcp, so `server/discover` and 2026-07-28
-//! per-request metadata get errors rather than a half-supported stateless lifecycle.
+//! - Legacy (`initialize` handshake): `initialize` may ask for 2024-11-05, 2025-03-26,
+//!   2025-06-18 or 2025-11-25 (answered as asked), 2026-07-28 (answered as asked through the
+//!   legacy lifecycle, as the mcp-hub document's "Protocol compatibility" lists it; rmcp would
+//!   answer 2025-11-25, so the stdio guard writes the asked version into that one answer, see
+//!   [`guard_options`]), or anything else (answered 2025-11-25).
+//! - Modern (2026-07-28, <https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning>,
+//!   "Protocol Version Negotiation"): rmcp answers `server/discover` (every version above,
+//!   `serverInfo` in the result `_meta`) and serves requests carrying the protocol `_meta` keys
+//!   statelessly, rejecting missing keys with -32602 and unknown versions with -32022. A
+//!   dual-era server "selects its behavior from how the client opens" (same page, after the
+//!   compatibility matrix), which is what rmcp does.
+//!
+//! Either way the hub speaks to each upstream in that upstream's own generation (see
+//! [`crate::upstream`]): the client's `io.modelcontextprotocol/*` request keys describe the
+//! client-to-hub hop and are never forwarded (calls are rebuilt from name and arguments, and
+//! [`crate::router`] strips them from forwarded cancellations).
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -22,8 +33,10 @@ use tokio::sync::Notify;
 
 use crate::router::Router;
 
-/// The version answered to clients asking for one the hub does not know.
+/// The version answered to clients asking `initialize` for one the hub does not know.
 pub const DEFAULT_PROTOCOL_VERSION: ProtocolVersion = ProtocolVersion::V_2025_11_25;
+/// The newest version the hub serves: the modern generation's.
+pub const NEWEST_PROTOCOL_VERSION: ProtocolVersion = ProtocolVersion::V_2026_07_28;
 
 /// The guard settings the hub serves with: 2026-07-28 is answered as asked, and
 /// `input_closed` is notified when the client closes stdin.
@@ -58,7 +71,7 @@ impl ServerHandler for HubServer {
     }
 
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
-        Cow::Borrowed(ProtocolVersion::known_up_to(&DEFAULT_PROTOCOL_VERSION))
+        Cow::Borrowed(ProtocolVersion::known_up_to(&NEWEST_PROTOCOL_VERSION))
     }
 
     async fn list_tools(

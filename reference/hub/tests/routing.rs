@@ -4,11 +4,8 @@
 
 mod common;
 
-use std::path::Path;
-use std::time::Instant;
-
-use common::{DEADLINE, Hub, Sandbox};
-use serde_json::{Value, json};
+use common::{Hub, Sandbox, recorded, wait_recorded};
+use serde_json::json;
 
 /// Two fixture upstreams `a` and `b` (prefixed), each recording what it receives.
 fn two_recorded(sandbox: &Sandbox) -> Hub {
@@ -31,30 +28,6 @@ args = ["fixture-server", "--record", {}]
     let mut hub = Hub::spawn(&[&path], &[]);
     hub.initialize();
     hub
-}
-
-fn recorded(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect()
-}
-
-/// Waits until the record at `path` has a message satisfying `pred`; returns it.
-fn wait_recorded(path: &Path, pred: impl Fn(&Value) -> bool) -> Value {
-    let start = Instant::now();
-    loop {
-        if let Some(found) = recorded(path).into_iter().find(|m| pred(m)) {
-            return found;
-        }
-        assert!(
-            start.elapsed() < DEADLINE,
-            "not recorded in {}",
-            path.display()
-        );
-        std::thread::sleep(std::time::Duration::from_millis(5));
-    }
 }
 
 #[test]

@@ -1,10 +1,40 @@
-//! Upstream servers: started, initialized and listed at startup, then called by the router.
+//! Upstream servers: started, probed, initialized and listed at startup, then called by the
+//! router.
 //!
-//! [`start_all`] starts every configured upstream at once: each one's steps (spawn and
-//! `initialize`, then `tools/list`) are bounded by the startup timeout, and all upstreams
-//! progress concurrently, so a slow or failing upstream costs at most one timeout in total,
-//! not one per upstream. An upstream that fails a step is omitted (logged with its instance
-//! id and why) and its process killed.
+//! [`start_all`] starts every configured upstream at once: each one's steps (spawn and the
+//! `server/discover` probe, `initialize` when the upstream is legacy, then `tools/list`) are
+//! each bounded by the startup timeout, and all upstreams progress concurrently, so a slow or
+//! failing upstream costs at most its own few steps' timeouts, not one per upstream. An
+//! upstream that fails a step is omitted (logged with its instance id and why) and its
+//! process killed.
+//!
+//! # Choosing the generation (2026-07-28 "Backward Compatibility")
+//!
+//! The hub is a dual-era client. As the stdio binding says
+//! (<https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/stdio#backward-compatibility>,
+//! and "Backward Compatibility with Initialization-Based Versions" in
+//! <https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning>), it probes
+//! with `server/discover` first, with its preferred modern version in `_meta`:
+//!
+//! - a `DiscoverResult` listing a modern version the hub speaks: the upstream is modern, and
+//!   every later request to it carries the `_meta` keys (see [`Session::set_modern`]); one
+//!   listing only legacy versions is initialized instead;
+//! - `UnsupportedProtocolVersionError` (-32022): the upstream is modern; the probe is retried
+//!   once with a modern version from its `supported` list that the hub speaks, else the hub
+//!   initializes when that list names a legacy version it accepts, else the upstream is
+//!   omitted;
+//! - any other error (the fallback is never keyed to one code), or a malformed answer: the
+//!   upstream is legacy, and `initialize` follows on the same process;
+//! - no answer within the startup timeout: the upstream is legacy too ("does not respond
+//!   within a reasonable timeout ... Fall back to the initialize handshake"); the binding
+//!   does not ask for a restart, so `initialize` follows on the same process, under its own
+//!   timeout;
+//! - the process ends (its output closes) during the probe: no `initialize` can follow on it.
+//!   Some legacy servers exit on an unknown pre-`initialize` request; the binding's
+//!   "Unexpected Termination" says a client SHOULD restart a server that exits unexpectedly,
+//!   so the hub starts the upstream once more and initializes it without a probe (the
+//!   official TypeScript SDK treats a probe-killed process the same way). A second failure
+//!   omits the upstream as any other.
 
 pub mod process;
 pub mod session;
@@ -18,7 +48,7 @@ use serde_json::{Map, Value};
 use crate::config::ServerConfig;
 pub use process::UpstreamProcess;
 pub use session::{ProgressRoute, Session, SessionError};
-use wire::{InitializeAnswer, ResponseError, ToolsPage};
+use wire::{DiscoverAnswer, InitializeAnswer, ResponseError, ToolsPage};
 
 /// Most `tools/list` pages read from one upstream (a cursor loop guard).
 const MAX_PAGES: usize = 1000;
@@ -50,7 +80,7 @@ pub enum StartError {
     /// A step did not finish within the startup timeout.
     #[error("{step} did not finish within {} ms", .timeout.as_millis())]
     Timeout {
-        /// `initialize` or `tools/list`.
+        /// `server/discover`, `initialize` or `tools/list`.
         step: &'static str,
         /// The bound.
         timeout: Duration,
@@ -58,7 +88,7 @@ pub enum StartError {
     /// A step's request failed.
     #[error("{step} failed: {source}")]
     Session {
-        /// `initialize` or `tools/list`.
+        /// `server/discover`, `initialize` or `tools/list`.
         step: &'static str,
         /// Why.
         source: SessionError,
@@ -66,7 +96,7 @@ pub enum StartError {
     /// A step's answer was an error or malformed.
     #[error("{step} failed: {source}")]
     Response {
-        /// `initialize` or `tools/list`.
+        /// `server/discover`, `initialize` or `tools/list`.
         step: &'static str,
         /// Why.
         source: ResponseError,
@@ -74,6 +104,13 @@ pub enum StartError {
     /// The upstream chose a protocol version the hub does not speak.
     #[error("initialize answered protocol version `{0}`, which mcp-hub does not support")]
     Version(String),
+    /// The upstream is modern but supports no version the hub speaks.
+    #[error("server/discover: the upstream supports {0:?}, none of which mcp-hub speaks")]
+    NoCommonVersion(Vec<String>),
+    /// The connection ended during the `server/discover` probe (the process exited or closed
+    /// its output); [`start`] then tries a fresh process with `initialize` alone.
+    #[error("the upstream ended its connection on server/discover: {0}")]
+    ProbeClosed(Arc<str>),
     /// `tools/list` kept returning cursors.
     #[error("tools/list returned more than {MAX_PAGES} pages")]
     TooManyPages,
@@ -89,6 +126,7 @@ pub async fn start_all(servers: &[ServerConfig], timeout: Duration) -> Vec<Start
                 tracing::debug!(
                     instance_id = %config.id,
                     tools = started.tools.len(),
+                    protocol = started.session.modern_version().unwrap_or("legacy"),
                     elapsed_ms = begun.elapsed().as_millis() as u64,
                     "upstream ready"
                 );
@@ -107,14 +145,35 @@ pub async fn start_all(servers: &[ServerConfig], timeout: Duration) -> Vec<Start
         .collect()
 }
 
-/// Spawns, initializes and lists one upstream.
+/// Spawns, probes, initializes and lists one upstream. An upstream whose process ends on
+/// the `server/discover` probe is started once more and initialized without a probe (see
+/// the module documentation).
 async fn start(config: &ServerConfig, timeout: Duration) -> Result<Started, StartError> {
+    match attempt(config, timeout, true).await {
+        Err(StartError::ProbeClosed(reason)) => {
+            tracing::debug!(
+                instance_id = %config.id,
+                "the upstream ended on the server/discover probe ({reason}): legacy upstream, \
+                 restarting it to initialize"
+            );
+            attempt(config, timeout, false).await
+        }
+        other => other,
+    }
+}
+
+/// One process: spawned, then the handshake (with or without the probe) and `tools/list`.
+async fn attempt(
+    config: &ServerConfig,
+    timeout: Duration,
+    probe_first: bool,
+) -> Result<Started, StartError> {
     let spawned = process::spawn(config).map_err(|source| StartError::Spawn {
         command: config.command.clone(),
         source,
     })?;
     let session = Session::start(config.id.clone(), spawned.stdin, spawned.stdout);
-    match handshake(&session, timeout).await {
+    match handshake(&session, timeout, probe_first).await {
         Ok(tools) => {
             session.mark_ready();
             Ok(Started {
@@ -133,11 +192,112 @@ async fn start(config: &ServerConfig, timeout: Duration) -> Result<Started, Star
     }
 }
 
-/// `initialize`, `notifications/initialized` and `tools/list`, each step bounded.
+/// The `server/discover` probe (when `probe_first`), then `initialize` and
+/// `notifications/initialized` for a legacy upstream, then `tools/list`; each step bounded.
 async fn handshake(
     session: &Session,
     timeout: Duration,
+    probe_first: bool,
 ) -> Result<Vec<Map<String, Value>>, StartError> {
+    let probed = match probe_first {
+        true => probe(session, timeout).await?,
+        false => Probed::Legacy,
+    };
+    match probed {
+        Probed::Modern(version) => session.set_modern(&version),
+        Probed::Legacy => initialize(session, timeout).await?,
+    }
+    step("tools/list", timeout, list_tools(session)).await
+}
+
+/// What the probe found.
+#[derive(Debug, PartialEq)]
+enum Probed {
+    /// A modern upstream, spoken to at this version.
+    Modern(String),
+    /// A legacy upstream (or one that asked for a legacy version): `initialize` follows.
+    Legacy,
+}
+
+/// The first modern version in the hub's preference order that `offered` lists.
+fn common_modern(offered: &[String]) -> Option<String> {
+    wire::MODERN_UPSTREAM_VERSIONS
+        .iter()
+        .find(|v| offered.iter().any(|o| o == *v))
+        .map(|v| (*v).to_owned())
+}
+
+fn offers_legacy(offered: &[String]) -> bool {
+    offered
+        .iter()
+        .any(|v| wire::ACCEPTED_UPSTREAM_VERSIONS.contains(&v.as_str()))
+}
+
+/// The `server/discover` probe (see the module documentation for the outcomes).
+async fn probe(session: &Session, timeout: Duration) -> Result<Probed, StartError> {
+    let id = session.id();
+    let mut candidate = wire::MODERN_UPSTREAM_VERSIONS[0].to_owned();
+    let mut retried = false;
+    loop {
+        let params = serde_json::json!({ "_meta": wire::modern_meta(&candidate) });
+        let answer = tokio::time::timeout(
+            timeout,
+            request::<DiscoverAnswer>(session, "server/discover", &params),
+        )
+        .await;
+        let error = match answer {
+            Err(_) => {
+                tracing::debug!(
+                    instance_id = %id,
+                    "no answer to server/discover within {} ms: legacy upstream, initializing",
+                    timeout.as_millis()
+                );
+                return Ok(Probed::Legacy);
+            }
+            Ok(Ok(DiscoverAnswer { supported_versions })) => {
+                if let Some(version) = common_modern(&supported_versions) {
+                    return Ok(Probed::Modern(version));
+                }
+                if offers_legacy(&supported_versions) {
+                    return Ok(Probed::Legacy);
+                }
+                return Err(StartError::NoCommonVersion(supported_versions));
+            }
+            Ok(Err(StepError::Session(SessionError::Closed(reason)))) => {
+                return Err(StartError::ProbeClosed(reason));
+            }
+            Ok(Err(StepError::Session(source))) => {
+                return Err(StartError::Session {
+                    step: "server/discover",
+                    source,
+                });
+            }
+            Ok(Err(StepError::TooManyPages)) => return Err(StartError::TooManyPages),
+            Ok(Err(StepError::Response(error))) => error,
+        };
+        match error {
+            ResponseError::Rpc(rpc) if rpc.code == wire::UNSUPPORTED_PROTOCOL_VERSION => {
+                let supported = wire::supported_versions(&rpc);
+                match common_modern(&supported) {
+                    Some(version) if !retried => {
+                        tracing::debug!(instance_id = %id, %version, "server/discover: retrying with a version the upstream supports");
+                        retried = true;
+                        candidate = version;
+                    }
+                    _ if offers_legacy(&supported) => return Ok(Probed::Legacy),
+                    _ => return Err(StartError::NoCommonVersion(supported)),
+                }
+            }
+            other => {
+                tracing::debug!(instance_id = %id, "server/discover: {other}; legacy upstream, initializing");
+                return Ok(Probed::Legacy);
+            }
+        }
+    }
+}
+
+/// The legacy handshake: `initialize`, then `notifications/initialized`.
+async fn initialize(session: &Session, timeout: Duration) -> Result<(), StartError> {
     let answer: InitializeAnswer = step(
         "initialize",
         timeout,
@@ -153,8 +313,7 @@ async fn handshake(
         .map_err(|source| StartError::Session {
             step: "initialize",
             source,
-        })?;
-    step("tools/list", timeout, list_tools(session)).await
+        })
 }
 
 /// Runs one startup step under the timeout.
@@ -206,4 +365,113 @@ async fn list_tools(session: &Session) -> Result<Vec<Map<String, Value>>, StepEr
         }
     }
     Err(StepError::TooManyPages)
+}
+
+#[cfg(test)]
+mod probe_tests {
+    use std::sync::Arc;
+
+    use serde_json::{Value, json};
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    use tokio::sync::mpsc;
+
+    use super::*;
+    use crate::config::InstanceId;
+
+    /// A fake upstream answering each `server/discover` with the next scripted answer
+    /// (`None`: silence), reporting every request it receives.
+    fn upstream(script: Vec<Option<Value>>) -> (Arc<Session>, mpsc::UnboundedReceiver<Value>) {
+        let (hub_in, up_in) = tokio::io::duplex(64 * 1024);
+        let (mut up_out, hub_out) = tokio::io::duplex(64 * 1024);
+        let (seen_tx, seen) = mpsc::unbounded_channel();
+        tokio::spawn(async move {
+            let mut script = script.into_iter();
+            let mut lines = BufReader::new(up_in).lines();
+            while let Ok(Some(line)) = lines.next_line().await {
+                let Ok(message) = serde_json::from_str::<Value>(&line) else {
+                    continue;
+                };
+                let _ = seen_tx.send(message.clone());
+                if message["method"] != "server/discover" {
+                    continue;
+                }
+                if let Some(Some(mut answer)) = script.next() {
+                    answer["jsonrpc"] = json!("2.0");
+                    answer["id"] = message["id"].clone();
+                    let _ = up_out.write_all(format!("{answer}\n").as_bytes()).await;
+                }
+            }
+        });
+        let id = InstanceId::try_from("probe".to_owned()).expect("id");
+        (Session::start(id, hub_in, hub_out), seen)
+    }
+
+    fn unsupported(supported: Value) -> Option<Value> {
+        Some(
+            json!({"error": {"code": -32022, "message": "Unsupported protocol version",
+            "data": {"requested": "2026-07-28", "supported": supported}}}),
+        )
+    }
+
+    async fn run(script: Vec<Option<Value>>) -> (Result<Probed, StartError>, Vec<Value>) {
+        let (session, mut seen) = upstream(script);
+        let outcome = probe(&session, Duration::from_millis(200)).await;
+        session.close();
+        let mut requests = Vec::new();
+        while let Ok(message) = seen.try_recv() {
+            requests.push(message);
+        }
+        (outcome, requests)
+    }
+
+    #[tokio::test]
+    async fn a_discover_result_with_a_modern_version_is_modern() {
+        let (outcome, requests) = run(vec![Some(json!({"result": {
+            "supportedVersions": ["2025-11-25", "2026-07-28"], "capabilities": {}}}))])
+        .await;
+        assert_eq!(outcome.ok(), Some(Probed::Modern("2026-07-28".into())));
+        let meta = &requests[0]["params"]["_meta"];
+        assert_eq!(meta[wire::META_PROTOCOL_VERSION], "2026-07-28");
+        assert_eq!(meta[wire::META_CLIENT_CAPABILITIES], json!({}));
+        assert_eq!(meta[wire::META_CLIENT_INFO]["name"], "mcp-hub");
+    }
+
+    #[tokio::test]
+    async fn unsupported_version_is_retried_once_then_legacy_or_omitted() {
+        let retried = run(vec![
+            unsupported(json!(["2026-07-28"])),
+            Some(json!({"result": {"supportedVersions": ["2026-07-28"], "capabilities": {}}})),
+        ])
+        .await;
+        assert_eq!(retried.0.ok(), Some(Probed::Modern("2026-07-28".into())));
+        assert_eq!(retried.1.len(), 2);
+        let looping = run(vec![
+            unsupported(json!(["2026-07-28"])),
+            unsupported(json!(["2026-07-28"])),
+        ])
+        .await;
+        assert!(matches!(looping.0, Err(StartError::NoCommonVersion(_))));
+        let legacy = run(vec![unsupported(json!(["2025-06-18"]))]).await;
+        assert_eq!(legacy.0.ok(), Some(Probed::Legacy));
+        let foreign = run(vec![unsupported(json!(["2099-01-01"]))]).await;
+        assert!(matches!(foreign.0, Err(StartError::NoCommonVersion(v)) if v == ["2099-01-01"]));
+    }
+
+    #[tokio::test]
+    async fn any_other_error_a_malformed_answer_or_silence_is_legacy() {
+        for answer in [
+            Some(json!({"error": {"code": -32601, "message": "no"}})),
+            Some(json!({"error": {"code": -32602, "message": "no"}})),
+            Some(json!({"error": {"code": -32603, "message": "no"}})),
+            Some(json!({"result": {"unexpected": true}})),
+            None,
+        ] {
+            let (outcome, _) = run(vec![answer.clone()]).await;
+            assert_eq!(outcome.ok(), Some(Probed::Legacy), "{answer:?}");
+        }
+        let legacy_only = run(vec![Some(json!({"result": {
+            "supportedVersions": ["2025-11-25"], "capabilities": {}}}))])
+        .await;
+        assert_eq!(legacy_only.0.ok(), Some(Probed::Legacy));
+    }
 }

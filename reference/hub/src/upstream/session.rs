@@ -7,10 +7,15 @@
 //! leaves `pending` when its response arrives, when it is cancelled, or when its waiter goes
 //! away, so nothing grows with the number of calls. When stdout ends, every waiter is failed
 //! and later requests fail at once.
+//!
+//! The session speaks the generation startup chose: legacy (after `initialize`, requests as
+//! they are) or modern (2026-07-28: every request carries the protocol version, the hub's
+//! capabilities and identity in `params._meta`, beside the progress token when there is one).
+//! Notifications (cancellation) carry no protocol `_meta` in either generation.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError, Weak};
 
 use rmcp::model::{CustomNotification, ProgressToken, ServerNotification};
 use rmcp::{Peer, RoleServer};
@@ -66,6 +71,8 @@ pub struct Session {
     closing: AtomicBool,
     ready: AtomicBool,
     stop_writer: Mutex<Option<oneshot::Sender<()>>>,
+    /// Set once the upstream is known to be modern: the `_meta` keys every request carries.
+    modern: OnceLock<(String, Map<String, Value>)>,
 }
 
 impl std::fmt::Debug for Session {
@@ -99,6 +106,7 @@ impl Session {
             closing: AtomicBool::new(false),
             ready: AtomicBool::new(false),
             stop_writer: Mutex::new(Some(stop_tx)),
+            modern: OnceLock::new(),
         });
         tokio::spawn(write_lines(Arc::downgrade(&session), rx, stop_rx, stdin));
         tokio::spawn(read_lines(session.clone(), stdout));
@@ -110,6 +118,27 @@ impl Session {
         &self.id
     }
 
+    /// Speaks the modern generation (2026-07-28) at `version` from now on: every request
+    /// carries the protocol `_meta` keys. Set once, during startup, before any call.
+    pub fn set_modern(&self, version: &str) {
+        let _ = self
+            .modern
+            .set((version.to_owned(), wire::modern_meta(version)));
+    }
+
+    /// The modern version this session speaks, or `None` for the legacy generation.
+    pub fn modern_version(&self) -> Option<&str> {
+        self.modern.get().map(|(version, _)| version.as_str())
+    }
+
+    /// Encodes request `id` in the session's generation.
+    fn encode<P: Serialize>(&self, id: u64, method: &str, params: &P) -> Vec<u8> {
+        match self.modern.get() {
+            Some((_, meta)) => wire::request_with_meta(id, method, params, meta),
+            None => wire::request(id, method, params),
+        }
+    }
+
     /// Registers a request; [`Call::send`] writes it and [`Call::response`] waits for it.
     pub fn begin<P: Serialize>(
         &self,
@@ -118,7 +147,7 @@ impl Session {
         progress: Option<ProgressRoute>,
     ) -> Result<Call<'_>, SessionError> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        self.begin_with_id(id, |id| wire::request(id, method, params), progress)
+        self.begin_with_id(id, |id| self.encode(id, method, params), progress)
     }
 
     /// Registers a `tools/call` of the original tool `name`; with `progress`, the request asks
@@ -138,7 +167,7 @@ impl Session {
             arguments,
             meta,
         };
-        self.begin_with_id(id, |id| wire::request(id, "tools/call", &params), progress)
+        self.begin_with_id(id, |id| self.encode(id, "tools/call", &params), progress)
     }
 
     fn begin_with_id(

@@ -1,8 +1,8 @@
 //! JSON-RPC messages to and from an upstream, as lines.
 //!
 //! The hub is the upstream's MCP client. It writes exactly the messages it needs (requests with
-//! numeric ids it allocates, two notifications, answers to the few requests a server may
-//! send) and reads only what it must route: an incoming line is first read for its `id` and
+//! numeric ids it allocates, carrying the 2026-07-28 protocol `_meta` keys for a modern
+//! upstream, two notifications, answers to the few requests a server may send) and reads only what it must route: an incoming line is first read for its `id` and
 //! `method`; a response line is then handed whole to the waiting call, which parses its result
 //! once, into the type it needs.
 
@@ -10,11 +10,25 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-/// The client protocol version the hub asks upstreams for.
+/// The client protocol version the hub asks upstreams for in a legacy `initialize`.
 pub const UPSTREAM_PROTOCOL_VERSION: &str = "2025-11-25";
 /// Versions the hub accepts in an upstream's `initialize` answer (all have `tools/*`).
 pub const ACCEPTED_UPSTREAM_VERSIONS: [&str; 4] =
     ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
+/// Modern (per-request `_meta`, no `initialize`) versions the hub speaks to upstreams,
+/// preferred first: the `server/discover` probe asks for the first.
+pub const MODERN_UPSTREAM_VERSIONS: [&str; 1] = ["2026-07-28"];
+/// Request `_meta` key of the modern generation: the request's protocol version.
+pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+/// Request `_meta` key of the modern generation: the client's capabilities.
+pub const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+/// Request `_meta` key of the modern generation: the client's name and version.
+pub const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+/// The prefix of every `_meta` key the protocol itself reserves for its lifecycle
+/// (2026-07-28 "_meta"); such keys describe one hop and are never forwarded as they are.
+pub const META_PROTOCOL_PREFIX: &str = "io.modelcontextprotocol/";
+/// The code of `UnsupportedProtocolVersionError` (2026-07-28).
+pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 
 /// What routing needs of an incoming line.
 #[derive(Debug, Deserialize)]
@@ -102,6 +116,75 @@ pub fn request<P: Serialize>(id: u64, method: &str, params: &P) -> Vec<u8> {
         method,
         params,
     })
+}
+
+/// A request line whose `params._meta` also carries `meta` (merged into any `_meta` the
+/// params already have, such as a progress token).
+pub fn request_with_meta<P: Serialize>(
+    id: u64,
+    method: &str,
+    params: &P,
+    meta: &Map<String, Value>,
+) -> Vec<u8> {
+    let mut params = serde_json::to_value(params).unwrap_or(Value::Null);
+    if !params.is_object() {
+        params = Value::Object(Map::new());
+    }
+    if let Value::Object(obj) = &mut params {
+        let entry = obj
+            .entry("_meta")
+            .or_insert_with(|| Value::Object(Map::new()));
+        if !entry.is_object() {
+            *entry = Value::Object(Map::new());
+        }
+        if let Value::Object(existing) = entry {
+            for (key, value) in meta {
+                existing.insert(key.clone(), value.clone());
+            }
+        }
+    }
+    request(id, method, &params)
+}
+
+/// The `_meta` keys the hub puts on every request to a modern upstream (2026-07-28
+/// "Protocol Version Negotiation": the version, the client's capabilities (none: the hub
+/// serves no client features upstream) and the client's identity).
+pub fn modern_meta(version: &str) -> Map<String, Value> {
+    let mut meta = Map::new();
+    meta.insert(META_PROTOCOL_VERSION.to_owned(), Value::from(version));
+    meta.insert(
+        META_CLIENT_CAPABILITIES.to_owned(),
+        Value::Object(Map::new()),
+    );
+    meta.insert(
+        META_CLIENT_INFO.to_owned(),
+        serde_json::json!({"name": "mcp-hub", "version": crate::VERSION}),
+    );
+    meta
+}
+
+/// What the hub reads of a `server/discover` result.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DiscoverAnswer {
+    /// The versions the upstream supports.
+    pub supported_versions: Vec<String>,
+}
+
+/// The `supported` list of an `UnsupportedProtocolVersionError` (empty when absent).
+pub fn supported_versions(error: &RpcError) -> Vec<String> {
+    error
+        .data
+        .as_ref()
+        .and_then(|data| data.get("supported"))
+        .and_then(Value::as_array)
+        .map(|list| {
+            list.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// A notification line.
@@ -255,6 +338,50 @@ mod tests {
         );
         let value: Value = serde_json::from_slice(&without).expect("json");
         assert_eq!(value["params"], json!({"name": "echo"}));
+    }
+
+    #[test]
+    fn modern_meta_is_merged_with_the_progress_token() {
+        let meta = modern_meta("2026-07-28");
+        let line = request_with_meta(
+            3,
+            "tools/call",
+            &CallParams {
+                name: "echo",
+                arguments: None,
+                meta: Some(ProgressMeta { progress_token: 3 }),
+            },
+            &meta,
+        );
+        let value: Value = serde_json::from_slice(&line).expect("json");
+        assert_eq!(
+            value["params"]["_meta"],
+            json!({
+                "progressToken": 3,
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {},
+                "io.modelcontextprotocol/clientInfo": {"name": "mcp-hub", "version": crate::VERSION},
+            })
+        );
+        let bare: Value =
+            serde_json::from_slice(&request_with_meta(4, "tools/list", &json!({}), &meta))
+                .expect("json");
+        assert_eq!(bare["params"]["_meta"], Value::Object(meta));
+    }
+
+    #[test]
+    fn unsupported_version_errors_list_what_is_supported() {
+        let error = RpcError {
+            code: UNSUPPORTED_PROTOCOL_VERSION,
+            message: "Unsupported protocol version".into(),
+            data: Some(json!({"requested": "2026-07-28", "supported": ["2026-07-28", 3]})),
+        };
+        assert_eq!(supported_versions(&error), ["2026-07-28"]);
+        let bare = RpcError {
+            data: None,
+            ..error
+        };
+        assert!(supported_versions(&bare).is_empty());
     }
 
     #[test]

@@ -333,3 +333,29 @@ pub fn fixtures(n: usize, extra_args: &str) -> String {
         })
         .collect()
 }
+
+/// The messages a fixture upstream recorded (`--record`) so far, one JSON value a line.
+pub fn recorded(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
+/// Waits until the record at `path` has a message satisfying `pred`; returns it.
+pub fn wait_recorded(path: &Path, pred: impl Fn(&Value) -> bool) -> Value {
+    let start = Instant::now();
+    loop {
+        if let Some(found) = recorded(path).into_iter().find(|m| pred(m)) {
+            return found;
+        }
+        assert!(
+            start.elapsed() < DEADLINE,
+            "not recorded in {}: {:?}",
+            path.display(),
+            recorded(path)
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
