@@ -1,8 +1,8 @@
 //! The `mcp-conformance` command line.
 
-use crate::model::{self, FileError, Scenario, Target};
+use crate::model::{self, FileError};
 use crate::report::{self, human::HumanReporter, human::Progress};
-use crate::runner::{self, RunOptions, TargetCtx};
+use crate::runner::{self, RunOptions};
 use clap::{Parser, Subcommand};
 use std::collections::BTreeSet;
 use std::io::IsTerminal;
@@ -10,9 +10,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
-/// The target used when `--target` is not given.
-pub const DEFAULT_TARGET: &str = "fixtures/targets/reference-toolhub.yaml";
-/// The scenario folder used when no PATH is given.
+pub use crate::sources::DEFAULT_TARGET;
+use crate::sources::{collect_files, load_scenarios, load_target};
+/// The scenario folder `validate` checks when no PATH is given.
 pub const DEFAULT_SCENARIOS: &str = "scenarios";
 /// The target folder `validate` checks besides scenarios when no PATH is given.
 pub const DEFAULT_TARGETS: &str = "fixtures/targets";
@@ -49,6 +49,22 @@ pub enum Command {
     FixtureServer(crate::fixture::FixtureArgs),
     /// Run the probe program that scenarios ask servers to execute.
     Probe(crate::probe::ProbeArgs),
+    /// Write a commented target file to start from (or a copy of a built-in target).
+    InitTarget(InitTargetArgs),
+}
+
+/// Options of `init-target`.
+#[derive(Debug, clap::Args)]
+pub struct InitTargetArgs {
+    /// Copy this built-in target instead of the commented template (e.g. reference-toolhub).
+    #[arg(long, value_name = "NAME")]
+    pub from: Option<String>,
+    /// Write to this file (default: standard output).
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Replace FILE if it exists.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// Which schema to print.
@@ -61,10 +77,14 @@ pub enum SchemaKind {
 /// Options shared by `run` and `list` to pick scenarios.
 #[derive(Debug, clap::Args)]
 pub struct Selection {
-    /// The target file (default: fixtures/targets/reference-toolhub.yaml).
+    /// The target: a file, or the name of a built-in target (`reference-toolhub`,
+    /// `reference-hub`, `reference-safe-terminal`, `reference-safe-files`, `fixture`...).
+    /// Default: fixtures/targets/reference-toolhub.yaml if that file exists, else the
+    /// built-in reference-toolhub.
     #[arg(long, short)]
     pub target: Option<PathBuf>,
-    /// Scenario files or folders (searched recursively; default: scenarios/).
+    /// Scenario files or folders (searched recursively); default: the suites built into
+    /// this binary.
     pub paths: Vec<PathBuf>,
     /// Only scenarios with this tag (repeat for any of several).
     #[arg(long = "tag")]
@@ -150,6 +170,7 @@ pub fn main() -> ExitCode {
         Command::Bench(args) => bench(args),
         Command::FixtureServer(args) => crate::fixture::run(args),
         Command::Probe(args) => crate::probe::run(args),
+        Command::InitTarget(args) => init_target(args),
     }
 }
 
@@ -174,106 +195,6 @@ fn print_errors(errors: &[FileError]) {
     for e in errors {
         eprintln!("{e}");
     }
-}
-
-/// Loads the target file, or explains why not.
-fn load_target(path: &Option<PathBuf>) -> Result<(TargetCtx, Target), Vec<FileError>> {
-    let path = path
-        .clone()
-        .unwrap_or_else(|| PathBuf::from(DEFAULT_TARGET));
-    let display = path.display().to_string();
-    if !path.exists() {
-        let hint = if path == Path::new(DEFAULT_TARGET) {
-            " (run from the repository root, or name a target with --target)"
-        } else {
-            ""
-        };
-        return Err(vec![model::plain_error(
-            &display,
-            &format!("no such target file{hint}"),
-        )]);
-    }
-    let target = model::load_target(&path, &display)?;
-    let dir = path
-        .canonicalize()
-        .ok()
-        .and_then(|p| p.parent().map(Path::to_path_buf))
-        .unwrap_or_else(|| PathBuf::from("."));
-    let exe = std::env::current_exe().map_err(|e| {
-        vec![model::plain_error(
-            &display,
-            &format!("cannot locate mcp-conformance itself: {e}"),
-        )]
-    })?;
-    Ok((
-        TargetCtx {
-            target: target.clone(),
-            display,
-            dir,
-            exe,
-        },
-        target,
-    ))
-}
-
-/// Loads, validates and filters scenarios; errors for every bad file.
-fn load_scenarios(sel: &Selection) -> Result<Vec<Scenario>, Vec<FileError>> {
-    let paths = if sel.paths.is_empty() {
-        vec![PathBuf::from(DEFAULT_SCENARIOS)]
-    } else {
-        sel.paths.clone()
-    };
-    let mut errors = Vec::new();
-    let mut scenarios = Vec::new();
-    for file in collect_files(&paths, &mut errors) {
-        let display = file.display().to_string();
-        match model::load_scenario(&file, &display) {
-            Ok(s) => scenarios.push(s),
-            Err(mut e) => errors.append(&mut e),
-        }
-    }
-    let mut seen = BTreeSet::new();
-    for s in &scenarios {
-        if !seen.insert(s.name.clone()) {
-            errors.push(model::plain_error(
-                &s.file,
-                &format!("duplicate scenario name {}", s.name),
-            ));
-        }
-    }
-    if !errors.is_empty() {
-        return Err(errors);
-    }
-    scenarios.retain(|s| {
-        (sel.tags.is_empty() || s.tags.iter().any(|t| sel.tags.contains(t)))
-            && !s.tags.iter().any(|t| sel.skip_tags.contains(t))
-            && sel.name.as_deref().is_none_or(|g| glob_match(g, &s.name))
-    });
-    scenarios.sort_by(|a, b| a.name.cmp(&b.name));
-    if let Some((k, n)) = sel.shard {
-        scenarios = scenarios
-            .into_iter()
-            .enumerate()
-            .filter(|(i, _)| i % n == k - 1)
-            .map(|(_, s)| s)
-            .collect();
-    }
-    Ok(scenarios)
-}
-
-/// Every YAML file under `paths`; a path that cannot be read becomes an error.
-fn collect_files(paths: &[PathBuf], errors: &mut Vec<FileError>) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    for root in paths {
-        match model::find_scenario_files(root) {
-            Ok(mut f) => files.append(&mut f),
-            Err(e) => errors.push(model::plain_error(
-                &root.display().to_string(),
-                &format!("cannot read: {e}"),
-            )),
-        }
-    }
-    files
 }
 
 /// A multi-threaded runtime for a run or a benchmark; the error is printed.
@@ -436,7 +357,58 @@ fn bench(args: crate::bench::BenchArgs) -> ExitCode {
     }
 }
 
+/// The commented target file `init-target` writes.
+const TARGET_TEMPLATE: &str = include_str!("target_template.yaml");
+
+fn init_target(args: InitTargetArgs) -> ExitCode {
+    let text = match &args.from {
+        None => TARGET_TEMPLATE,
+        Some(name) => match crate::builtin::target(name) {
+            Some((_, text)) => text,
+            None => {
+                eprintln!(
+                    "mcp-conformance: no built-in target {name} (built-in: {})",
+                    crate::builtin::target_names().join(", ")
+                );
+                return ExitCode::from(EXIT_USAGE);
+            }
+        },
+    };
+    let Some(path) = &args.output else {
+        print!("{text}");
+        return ExitCode::SUCCESS;
+    };
+    if path.exists() && !args.force {
+        eprintln!(
+            "mcp-conformance: {} exists (use --force to replace it)",
+            path.display()
+        );
+        return ExitCode::from(EXIT_USAGE);
+    }
+    match std::fs::write(path, text) {
+        Ok(()) => {
+            eprintln!("wrote {}", path.display());
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("mcp-conformance: cannot write {}: {e}", path.display());
+            ExitCode::from(EXIT_USAGE)
+        }
+    }
+}
+
 fn list(args: ListArgs) -> ExitCode {
+    if args.selection.paths.is_empty() {
+        let suites: Vec<String> = crate::builtin::suite_folders()
+            .into_iter()
+            .map(|(suite, n)| format!("{suite} ({n})"))
+            .collect();
+        println!("built-in suites: {}", suites.join(", "));
+        println!(
+            "built-in targets: {}",
+            crate::builtin::target_names().join(", ")
+        );
+    }
     let scenarios = match load_scenarios(&args.selection) {
         Ok(s) => s,
         Err(e) => {

@@ -6,6 +6,7 @@
 //! It depends on no implementation, so it can judge any server, ours included.
 
 pub mod bench;
+pub mod builtin;
 pub mod cli;
 pub mod duration;
 pub mod fixture;
@@ -19,3 +20,4 @@ pub mod report;
 pub mod runner;
 pub mod sandbox;
 pub mod session;
+pub mod sources;

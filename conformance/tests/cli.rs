@@ -8,7 +8,9 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const FIXTURE_TARGET: &str = "fixtures/targets/fixture.yaml";
+/// The legacy-only fixture: these tests are about the command line, not the generations
+/// (one copy of each scenario, under its own name).
+const FIXTURE_TARGET: &str = "fixtures/targets/fixture-legacy.yaml";
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -396,21 +398,19 @@ fn a_missing_target_is_one_clear_line_and_exit_2() {
     let out = mcpc(&["run", "--target", "no/such/target.yaml", &scenario]);
     assert_eq!(out.code, 2, "{out:?}");
     assert!(out.stdout.is_empty(), "{out:?}");
-    assert_eq!(out.stderr, "no/such/target.yaml: no such target file\n");
+    let missing = "no/such/target.yaml: no such target file, nor a built-in target of that \
+                   name (built-in: fixture-legacy, fixture-modern, fixture, liar, reference-hub, \
+                   reference-safe-files, reference-safe-terminal, reference-toolhub)\n";
+    assert_eq!(out.stderr, missing);
 
-    // The default target, from a folder that does not have it, says how to fix it.
-    let out = mcpc_in(dir.path(), &["run", &scenario]);
-    assert_eq!(out.code, 2, "{out:?}");
-    assert_eq!(
-        out.stderr,
-        "fixtures/targets/reference-toolhub.yaml: no such target file (run from the repository \
-         root, or \
-         name a target with --target)\n"
-    );
+    // From a folder without the default target file, the built-in one of that name is used.
+    let out = mcpc_in(dir.path(), &["list", &scenario]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(out.stdout.contains("x/a"), "{out:?}");
 
     let out = mcpc(&["list", "--target", "no/such/target.yaml", &scenario]);
     assert_eq!(out.code, 2);
-    assert_eq!(out.stderr, "no/such/target.yaml: no such target file\n");
+    assert_eq!(out.stderr, missing);
 }
 
 #[test]
@@ -786,7 +786,7 @@ fn list_shows_name_suite_tags_file_and_skips() {
     assert_eq!(
         out.stdout,
         format!(
-            "sel/other-suite  [elsewhere]  c  {folder}/other-suite.yaml  (skipped: target fixture \
+            "sel/other-suite  [elsewhere]  c  {folder}/other-suite.yaml  (skipped: target fixture-legacy \
              does not claim suite elsewhere)\n1 scenarios\n"
         )
     );
@@ -928,7 +928,7 @@ fn junit_and_json_reports_describe_the_same_run() {
     assert!(out.stdout.ends_with("\n2 passed, 1 failed, 1 skipped\n"));
 
     let report = read_json(&json);
-    assert_eq!(report["target"], "fixture");
+    assert_eq!(report["target"], "fixture-legacy");
     assert_eq!(report["target_file"], FIXTURE_TARGET);
     assert_eq!(
         report["summary"],
@@ -967,3 +967,65 @@ fn junit_and_json_reports_describe_the_same_run() {
 
 mod common;
 use common::xml;
+
+// ---------------------------------------------------------------------------------------------
+// Built-in suites and targets: the binary alone, from a folder with no checkout
+
+#[test]
+fn builtin_suites_run_from_an_empty_folder() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = mcpc_in(dir.path(), &["list"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(out.stdout.starts_with("built-in suites: hub ("), "{out:?}");
+    assert!(
+        out.stdout.contains("<built-in>/protocol/ping.yaml"),
+        "{out:?}"
+    );
+
+    // The built-in fixture target with the built-in protocol suite, both generations.
+    let json = dir.path().join("r.json");
+    let out = mcpc_in(
+        dir.path(),
+        &[
+            "run",
+            "--target",
+            "fixture",
+            "--json",
+            "r.json",
+            "--no-color",
+        ],
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    let report = read_json(&json);
+    assert_eq!(report["target_file"], "<built-in>/targets/fixture.yaml");
+    let passed = report["summary"]["passed"].as_u64().unwrap_or(0);
+    assert!(passed >= 20, "{report}");
+    assert!(names(&report).contains(&"protocol/modern-stateless [modern]".to_string()));
+}
+
+#[test]
+fn init_target_writes_a_valid_commented_file_and_never_overwrites() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = mcpc_in(dir.path(), &["init-target", "-o", "t.yaml"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(out.stdout.is_empty(), "{out:?}");
+    let text = std::fs::read_to_string(dir.path().join("t.yaml")).expect("written");
+    assert!(text.starts_with("# A target file for mcp-conformance"));
+    let out = mcpc_in(dir.path(), &["validate", "t.yaml"]);
+    assert_eq!(out.code, 0, "{out:?}");
+
+    let again = mcpc_in(dir.path(), &["init-target", "-o", "t.yaml"]);
+    assert_eq!(again.code, 2, "{again:?}");
+    assert_eq!(
+        again.stderr,
+        "mcp-conformance: t.yaml exists (use --force to replace it)\n"
+    );
+
+    let copy = mcpc_in(dir.path(), &["init-target", "--from", "reference-hub"]);
+    assert_eq!(copy.code, 0, "{copy:?}");
+    assert!(copy.stdout.contains("name: reference-hub"), "{copy:?}");
+    let unknown = mcpc_in(dir.path(), &["init-target", "--from", "nope"]);
+    assert_eq!(unknown.code, 2);
+    assert!(unknown.stdout.is_empty());
+    assert_eq!(unknown.stderr.lines().count(), 1, "{unknown:?}");
+}

@@ -142,15 +142,23 @@ pub enum StepKind {
 
 /// Reads and validates a scenario file. `display` is how the file is named in messages.
 pub fn load_scenario(path: &Path, display: &str) -> Result<Scenario, Vec<FileError>> {
-    let text = read(path, display)?;
-    let raw: RawScenario = parse_yaml(&text, display)?;
+    parse_scenario(&read(path, display)?, display)
+}
+
+/// Parses and validates a scenario's text (a file's, or a built-in one's).
+pub fn parse_scenario(text: &str, display: &str) -> Result<Scenario, Vec<FileError>> {
+    let raw: RawScenario = parse_yaml(text, display)?;
     validate_scenario(raw, display)
 }
 
 /// Reads and parses a target file.
 pub fn load_target(path: &Path, display: &str) -> Result<Target, Vec<FileError>> {
-    let text = read(path, display)?;
-    let target: Target = parse_yaml(&text, display)?;
+    parse_target(&read(path, display)?, display)
+}
+
+/// Parses and checks a target's text (a file's, or a built-in one's).
+pub fn parse_target(text: &str, display: &str) -> Result<Target, Vec<FileError>> {
+    let target: Target = parse_yaml(text, display)?;
     if target.name.trim().is_empty() {
         return Err(vec![plain_error(display, "target name must not be empty")]);
     }

@@ -9,10 +9,13 @@ use serde_json::{Value, json};
 use std::collections::BTreeSet;
 use std::path::Path;
 
-/// Reads and checks a surface file.
+/// Reads and checks a surface file (beside a built-in scenario: the embedded copy).
 pub fn load_surface(path: &Path) -> Result<Value, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("contract: cannot read {}: {e}", path.display()))?;
+    let text = match crate::builtin::read(path) {
+        Some(text) => text.to_string(),
+        None => std::fs::read_to_string(path)
+            .map_err(|e| format!("contract: cannot read {}: {e}", path.display()))?,
+    };
     let surface: Value = serde_json::from_str(&text)
         .map_err(|e| format!("contract: {} is not JSON: {e}", path.display()))?;
     if !surface.get("tools").is_some_and(Value::is_object) {

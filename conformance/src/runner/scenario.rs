@@ -164,11 +164,17 @@ pub fn create_sandbox(
 fn setup<'a>(tctx: &'a TargetCtx, scenario: &'a Scenario) -> Result<Run<'a>, String> {
     let mut vars = tctx.base_vars();
     let sandbox = create_sandbox(tctx, &scenario.sandbox, &mut vars)?;
-    let scenario_dir = std::path::Path::new(&scenario.file)
-        .canonicalize()
-        .ok()
-        .and_then(|p| p.parent().map(std::path::Path::to_path_buf))
-        .unwrap_or_default();
+    let file = std::path::Path::new(&scenario.file);
+    // A built-in scenario's folder stays a `<built-in>/...` name: the contract step reads
+    // the embedded files beside it.
+    let scenario_dir = if scenario.file.starts_with(crate::builtin::PREFIX) {
+        file.parent().map(std::path::Path::to_path_buf)
+    } else {
+        file.canonicalize()
+            .ok()
+            .and_then(|p| p.parent().map(std::path::Path::to_path_buf))
+    }
+    .unwrap_or_default();
     vars.set_str("scenario_dir", scenario_dir.display().to_string());
     for (k, v) in &scenario.vars {
         let value = vars.expand(v).map_err(|e| format!("vars.{k}: {e}"))?;
