@@ -1,7 +1,7 @@
 //! End-to-end tests of the scenario engine: the real `mcp-conformance run` against the
 //! fixture server, with the scenarios and targets of `tests/engine/`.
 //!
-//! - `engine/protocol/` runs against the repository's own `fixtures/targets/fixture.yaml`;
+//! - `engine/protocol/` runs against the repository's own `fixtures/targets/fixture-legacy.yaml`;
 //! - `engine/pass/`, `engine/fail/`, `engine/skip/` run against `engine/targets/engine.yaml`
 //!   (the fixture behind a wrapper that records its environment, its input and its pid);
 //! - `engine/tools/` runs against `engine/targets/tools.yaml` (a seeded `--tools` file);
@@ -20,7 +20,8 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 const ENGINE: &str = "conformance/tests/engine";
-const FIXTURE_TARGET: &str = "fixtures/targets/fixture.yaml";
+/// The legacy-only fixture: these tests are about the engine, one copy of each scenario.
+const FIXTURE_TARGET: &str = "fixtures/targets/fixture-legacy.yaml";
 const ENGINE_TARGET: &str = "conformance/tests/engine/targets/engine.yaml";
 const TOOLS_TARGET: &str = "conformance/tests/engine/targets/tools.yaml";
 const FAILS_MARKER: &str = "# <- fails";
@@ -260,7 +261,7 @@ fn protocol_level_scenarios_pass_against_the_repository_fixture_target() {
     expected.sort();
     assert_eq!(names, expected, "every scenario file ran");
     assert_eq!(o.report["summary"]["passed"], files.len());
-    assert_eq!(o.report["target"], "fixture");
+    assert_eq!(o.report["target"], "fixture-legacy");
 }
 
 #[test]
@@ -383,7 +384,7 @@ fn engine_scenarios_are_skipped_on_the_plain_fixture_target() {
     assert_eq!(s["status"], "skipped");
     assert_eq!(
         s["skip_reason"],
-        "target fixture does not claim suite engine"
+        "target fixture-legacy does not claim suite engine"
     );
 }
 
