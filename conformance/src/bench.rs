@@ -255,7 +255,8 @@ async fn bench_scenario(tctx: &TargetCtx, file: &std::path::Path) -> Result<Valu
             .collect::<Vec<_>>()
             .join("\n")
     })?;
-    let (result, timings) = run_scenario_timed(tctx, &scenario).await;
+    let (result, timings) =
+        run_scenario_timed(tctx, &scenario, model::LevelPolicy::default()).await;
     println!("      time   server RSS / peak RSS after the step   step");
     for t in &timings {
         println!(

@@ -116,4 +116,19 @@ mod tests {
         assert!(read(std::path::Path::new("<built-in>/../Cargo.toml")).is_none());
         assert!(scenarios().all(|(name, _)| name.ends_with(".yaml")));
     }
+
+    #[test]
+    fn every_built_in_scenario_is_valid_and_says_where_its_rule_comes_from() {
+        let mut problems = Vec::new();
+        for (name, text) in scenarios() {
+            match crate::model::parse_scenario(text, &name) {
+                Ok(scenario) if scenario.sources.is_empty() => {
+                    problems.push(format!("{name}: no `source:`"));
+                }
+                Ok(_) => {}
+                Err(errors) => problems.extend(errors.iter().map(ToString::to_string)),
+            }
+        }
+        assert!(problems.is_empty(), "{}", problems.join("\n"));
+    }
 }

@@ -120,6 +120,13 @@ pub struct RunArgs {
     /// Stop starting scenarios after the first unexpected failure.
     #[arg(long)]
     pub fail_fast: bool,
+    /// Fail the run on warnings: checks of level `should` weigh as `must`.
+    #[arg(long)]
+    pub strict: bool,
+    /// Leave out checks of level `beyond` (guarantees stronger than the documents that the
+    /// reference implementation makes); they run by default.
+    #[arg(long)]
+    pub no_beyond: bool,
     /// Which lifecycle generation(s) to drive: `legacy` (initialize handshake), `modern`
     /// (2026-07-28: server/discover and per-request _meta) or `both` (each scenario once
     /// per generation, the generation in its name). Default: the ones the target declares.
@@ -292,6 +299,10 @@ fn run(args: RunArgs) -> ExitCode {
         jobs,
         fail_fast: args.fail_fast,
         baseline,
+        levels: crate::model::LevelPolicy {
+            strict: args.strict,
+            beyond: !args.no_beyond,
+        },
     };
     let Some(runtime) = runtime() else {
         return ExitCode::from(EXIT_USAGE);

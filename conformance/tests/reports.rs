@@ -2,6 +2,7 @@
 //! shape of the closing line CI tools parse, bounded failure blocks, atomic writes, and JUnit
 //! XML that stays well-formed whatever strings a scenario or a server produces.
 
+use mcp_conformance::model::{Level, Source};
 use mcp_conformance::report::human::{HumanReporter, Progress, failure_block};
 use mcp_conformance::report::json::{to_json, write_json};
 use mcp_conformance::report::junit::{to_junit_xml, write_junit};
@@ -14,6 +15,9 @@ use std::time::Duration;
 
 fn scenario(name: &str, suite: &str, status: Status, ms: u64) -> ScenarioResult {
     ScenarioResult {
+        level: Level::Must,
+        warnings: Vec::new(),
+        sources: Vec::new(),
         name: name.to_owned(),
         file: format!("scenarios/{suite}/{}.yaml", name.replace(' ', "_")),
         suite: suite.to_owned(),
@@ -28,6 +32,7 @@ fn scenario(name: &str, suite: &str, status: Status, ms: u64) -> ScenarioResult 
 
 fn nested_mismatch() -> Failure {
     Failure {
+        level: Level::Must,
         kind: FailureKind::Assertion,
         step: Some(2),
         position: Some(Position {
@@ -79,6 +84,7 @@ fn sample_report() -> RunReport {
     let mut baselined = scenario("prompt arguments", "tools", Status::Failed, 87);
     baselined.baseline_expected_failure = true;
     baselined.failure = Some(Failure {
+        level: Level::Must,
         kind: FailureKind::Error,
         step: None,
         position: None,
@@ -97,6 +103,52 @@ fn sample_report() -> RunReport {
         duration: Duration::from_millis(2_345),
         stale_baseline: vec!["cancel long call".to_owned()],
         unknown_baseline: vec!["renamed scenario".to_owned()],
+    }
+}
+
+/// A run with levels: a pass with a `should` warning (and its quoted source), a failed
+/// `beyond` scenario, and a `must` pass.
+fn levels_report() -> RunReport {
+    let mut warned = scenario("invalid cursor", "protocol", Status::Passed, 20);
+    warned.sources = vec![Source {
+        document:
+            "https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/pagination"
+                .to_owned(),
+        section: Some("Error Handling".to_owned()),
+        quote: "Invalid cursors SHOULD result in an error with code -32602 (Invalid params)."
+            .to_owned(),
+        assumes: None,
+    }];
+    warned.warnings = vec![Failure {
+        level: Level::Should,
+        step: Some(1),
+        step_label: Some("request tools/list".to_owned()),
+        message: "response did not match at error: the key is missing".to_owned(),
+        transcript: vec![],
+        stderr_tail: vec![],
+        ..nested_mismatch()
+    }];
+    let mut beyond = scenario("setsid descendants die", "toolhub", Status::Failed, 1_500);
+    beyond.level = Level::Beyond;
+    beyond.failure = Some(Failure {
+        level: Level::Beyond,
+        step: Some(4),
+        step_label: Some("processes ${tmp}/pids".to_owned()),
+        message: "2 of 7 recorded processes are still alive".to_owned(),
+        expected: Some(json!({"alive": 0})),
+        actual: Some(json!({"alive": 2})),
+        transcript: vec![],
+        stderr_tail: vec![],
+        ..nested_mismatch()
+    });
+    let passed = scenario("unknown method", "protocol", Status::Passed, 5);
+    RunReport {
+        target: "somebody-elses-server".to_owned(),
+        target_file: "targets/theirs.yaml".to_owned(),
+        scenarios: vec![warned, beyond, passed],
+        duration: Duration::from_millis(1_600),
+        stale_baseline: vec![],
+        unknown_baseline: vec![],
     }
 }
 
@@ -136,6 +188,49 @@ fn json_report_snapshot() {
 #[test]
 fn junit_report_snapshot() {
     insta::assert_snapshot!("junit", to_junit_xml(&sample_report()));
+}
+
+#[test]
+fn levels_snapshots() {
+    let report = levels_report();
+    insta::assert_snapshot!("levels_human", human(&report, false, false));
+    insta::assert_json_snapshot!("levels_json", to_json(&report));
+    insta::assert_snapshot!("levels_junit", to_junit_xml(&report));
+}
+
+#[test]
+fn warnings_follow_the_three_counts_on_the_closing_line() {
+    let text = human(&levels_report(), false, false);
+    let last = text.lines().last().expect("a closing line");
+    assert_eq!(last, "2 passed, 1 failed, 0 skipped, 1 warnings");
+    let re = regex::Regex::new(r"^\d+ passed, \d+ failed, \d+ skipped").expect("valid regex");
+    assert!(
+        re.is_match(last),
+        "the first three counts keep their CI shape"
+    );
+    assert!(
+        text.contains("--- WARNING invalid cursor [should]"),
+        "{text}"
+    );
+    assert!(
+        text.contains("rule (https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/pagination, Error Handling): \"Invalid cursors SHOULD"),
+        "{text}"
+    );
+    let beyond_section = text
+        .find("== Beyond the documents")
+        .expect("a beyond section");
+    let beyond_block = text
+        .find("--- FAILED setsid descendants die [beyond]")
+        .expect("its block");
+    assert!(
+        beyond_block > beyond_section,
+        "the beyond failure is shown in its own section"
+    );
+    let v = to_json(&levels_report());
+    assert_eq!(v["summary"]["warnings"], 1);
+    assert_eq!(v["scenarios"][0]["warnings"][0]["level"], "should");
+    assert_eq!(v["scenarios"][1]["failure"]["level"], "beyond");
+    assert_eq!(v["scenarios"][1]["level"], "beyond");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -229,6 +324,7 @@ fn failure_block_without_details_or_position() {
         "--- FAILED bare\n  (no failure details were recorded)\n"
     );
     r.failure = Some(Failure {
+        level: Level::Must,
         kind: FailureKind::Assertion,
         step: Some(0),
         position: None,
@@ -345,7 +441,7 @@ fn json_fields_are_the_public_interface() {
     );
     assert_eq!(
         v["summary"],
-        json!({"passed": 1, "failed": 2, "skipped": 1})
+        json!({"passed": 1, "failed": 2, "skipped": 1, "warnings": 0})
     );
     assert_eq!(v["duration_ms"], 2_345);
     assert_eq!(
@@ -370,7 +466,10 @@ fn json_fields_are_the_public_interface() {
             "duration_ms",
             "skip_reason",
             "failure",
-            "baseline_expected_failure"
+            "baseline_expected_failure",
+            "level",
+            "warnings",
+            "source"
         ]
     );
     assert_eq!(s[0]["status"], "passed");

@@ -15,6 +15,11 @@ fn repo() -> PathBuf {
 
 /// Runs the suite with a JSON report and returns (exit code, report).
 fn run_suite(target: &str, paths: &[&str]) -> (i32, Value) {
+    run_suite_with(target, paths, &[])
+}
+
+/// [`run_suite`] with extra options.
+fn run_suite_with(target: &str, paths: &[&str], options: &[&str]) -> (i32, Value) {
     let dir = tempfile::tempdir().expect("temp dir");
     let json = dir.path().join("report.json");
     let out = Command::new(env!("CARGO_BIN_EXE_mcp-conformance"))
@@ -28,6 +33,7 @@ fn run_suite(target: &str, paths: &[&str]) -> (i32, Value) {
         .arg("--no-color")
         // Liar scenarios mostly wait out deadlines, not the CPU: run more at once.
         .args(["--jobs", "12"])
+        .args(options)
         .output()
         .expect("run mcp-conformance");
     let text = std::fs::read_to_string(&json).unwrap_or_else(|e| {
@@ -61,7 +67,10 @@ fn base_name(name: &str) -> &str {
 fn every_scenario_fails_against_the_liar() {
     // The liar declares every generation, so each scenario runs once per generation it
     // applies to; every copy that runs must fail, and every scenario must run somewhere.
-    let (code, report) = run_suite("fixtures/targets/liar.yaml", &["scenarios"]);
+    // `--strict`: a check of level `should` must be able to fail too, and only fails the
+    // scenario when warnings weigh as failures.
+    let (code, report) =
+        run_suite_with("fixtures/targets/liar.yaml", &["scenarios"], &["--strict"]);
     let scenarios = report["scenarios"].as_array().expect("scenarios array");
     assert!(!scenarios.is_empty(), "no scenarios found");
     let mut wrong = Vec::new();

@@ -2,10 +2,12 @@
 //! steps, so every mistake in a file is reported as `FILE:LINE:COL: message` before any
 //! server is started.
 
+pub mod level;
 pub mod scenario;
 pub mod target;
 mod validate;
 
+pub use level::{Level, LevelPolicy, Source};
 pub use scenario::{ExecSpec, InitializeSpec, OpenMode, RawScenario, ServerSpec};
 pub use target::{CommandSpec, GenerationClaim, Knob, KnobEnv, Target};
 pub use validate::validate_scenario;
@@ -45,6 +47,10 @@ pub struct Scenario {
     pub suite: String,
     pub description: Option<String>,
     pub spec: Vec<String>,
+    /// Where the scenario's rule is written, quoted.
+    pub sources: Vec<Source>,
+    /// How binding its checks are, unless a step says otherwise.
+    pub level: Level,
     pub tags: Vec<String>,
     pub requires: Vec<String>,
     /// The exact generations a target must speak (see [`RawScenario::generations`]).
@@ -75,6 +81,8 @@ pub struct Step {
     pub timeout: Option<Duration>,
     /// A short human label (`call echo`, `admin approve ${rid}`).
     pub label: String,
+    /// This step's weight over the scenario's level (top-level steps only).
+    pub level: Option<Level>,
 }
 
 /// What a step does.

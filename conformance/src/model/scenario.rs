@@ -29,6 +29,13 @@ pub struct RawScenario {
     /// The specification section(s) the scenario checks (a URL or a document section).
     #[serde(default)]
     pub spec: Option<OneOrMany>,
+    /// Where the rule comes from: the document (or specification page) and the sentence
+    /// quoted. Required in the built-in suites (see [`super::level::SOURCED_SUITES`]).
+    #[serde(default)]
+    pub source: Option<super::level::Sources>,
+    /// How binding the scenario's checks are (default `must`); a step may override it.
+    #[serde(default)]
+    pub level: Option<super::level::Level>,
     /// Labels for `--tag` selection and reports.
     #[serde(default)]
     pub tags: Vec<String>,
@@ -263,6 +270,9 @@ pub struct RawStep {
     /// A label for reports instead of the generated one.
     #[serde(default)]
     pub label: Option<String>,
+    /// How binding this step's check is, over the scenario's level (top-level steps only).
+    #[serde(default)]
+    pub level: Option<super::level::Level>,
 }
 
 /// Accepts a key written without a value (`- stop:`) as present.

@@ -1,6 +1,7 @@
 //! Raw scenario -> typed [`Scenario`]: one kind key per step, only the modifiers that kind
 //! understands, valid patterns, known servers. Every error carries the step's position.
 
+use super::level::{SOURCED_SUITES, Sources};
 use super::scenario::{RawScenario, RawStep};
 use super::{FileError, Scenario, Step, StepKind};
 use crate::matcher::check_pattern;
@@ -62,6 +63,22 @@ pub fn validate_scenario(raw: RawScenario, file: &str) -> Result<Scenario, Vec<F
     if let Err(e) = sandbox.validate() {
         errors.push(err_at(None, format!("sandbox: {e}")));
     }
+    let sources = raw.source.map(Sources::into_vec).unwrap_or_default();
+    for source in &sources {
+        if let Err(e) = source.check() {
+            errors.push(err_at(None, e));
+        }
+    }
+    if sources.is_empty() && SOURCED_SUITES.contains(&raw.suite.as_str()) {
+        errors.push(err_at(
+            None,
+            format!(
+                "a scenario of the `{}` suite says where its rule comes from: add `source:` \
+                 with the document and the sentence it enforces, quoted",
+                raw.suite
+            ),
+        ));
+    }
     if !errors.is_empty() {
         return Err(errors);
     }
@@ -71,6 +88,8 @@ pub fn validate_scenario(raw: RawScenario, file: &str) -> Result<Scenario, Vec<F
         suite: raw.suite,
         description: raw.description,
         spec: raw.spec.map(|s| s.to_vec()).unwrap_or_default(),
+        sources,
+        level: raw.level.unwrap_or_default(),
         tags: raw.tags,
         requires: raw.requires,
         generations: raw.generations,
@@ -373,6 +392,7 @@ impl Ctx<'_> {
                     self.error(pos, "`parallel` needs at least two steps".into());
                 }
                 let steps: Vec<Step> = inner.into_iter().filter_map(|s| self.step(s)).collect();
+                self.no_nested_levels(&steps, "parallel");
                 let label = format!("parallel ({} steps)", steps.len());
                 (StepKind::Parallel(steps), label)
             }
@@ -393,6 +413,7 @@ impl Ctx<'_> {
                     .into_iter()
                     .filter_map(|s| self.step(s))
                     .collect();
+                self.no_nested_levels(&steps, "repeat");
                 let label = format!("repeat {} times", spec.times);
                 (
                     StepKind::Repeat {
@@ -422,7 +443,19 @@ impl Ctx<'_> {
             every: raw.every.map(|s| s.0),
             timeout: raw.timeout.map(|s| s.0),
             label: raw.label.unwrap_or(label),
+            level: raw.level,
         })
+    }
+
+    /// A level weighs a whole top-level step: a part of a `parallel` or `repeat` cannot be
+    /// weighed apart from the block it runs in.
+    fn no_nested_levels(&mut self, steps: &[Step], block: &str) {
+        for step in steps.iter().filter(|s| s.level.is_some()) {
+            self.error(
+                step.position,
+                format!("`level` applies to top-level steps, not to steps inside `{block}`"),
+            );
+        }
     }
 }
 

@@ -6,7 +6,8 @@
 //! recolour or rewrite the reader's terminal). The failure block is built by
 //! [`failure_block`] alone, so the JUnit report carries exactly the same text.
 
-use super::{FailureKind, RunReport, ScenarioResult, Status};
+use super::{Failure, FailureKind, RunReport, ScenarioResult, Status, Summary};
+use crate::model::Level;
 use std::fmt::Write as _;
 use std::io::{self, IsTerminal, Write};
 use std::time::{Duration, Instant};
@@ -127,6 +128,7 @@ impl<W: Write> HumanReporter<W> {
         let limits = self.limits();
         let name = display_line(&r.name, limits.line_chars);
         let (word, color) = match r.status {
+            Status::Passed if !r.warnings.is_empty() => ("warning", YELLOW),
             Status::Passed => ("ok", GREEN),
             Status::Failed => ("FAILED", RED),
             Status::Skipped => ("skipped", YELLOW),
@@ -144,6 +146,14 @@ impl<W: Write> HumanReporter<W> {
             Status::Passed | Status::Failed => {
                 let width = self.name_width;
                 let _ = write!(line, "{name:<width$}  ({})", format_duration(r.duration));
+                if let Some(f) = r.failure.as_ref().filter(|f| f.level != Level::Must) {
+                    let _ = write!(line, "  [{}]", f.level);
+                }
+                if !r.warnings.is_empty() {
+                    let n = r.warnings.len();
+                    let plural = if n == 1 { "" } else { "s" };
+                    let _ = write!(line, "  [{n} warning{plural}]");
+                }
                 if r.status == Status::Failed && r.baseline_expected_failure {
                     line.push_str("  ");
                     line.push_str(BASELINE_NOTE);
@@ -163,15 +173,70 @@ impl<W: Write> HumanReporter<W> {
     /// Any error of the underlying writer (e.g. a closed pipe).
     pub fn finish(&mut self, report: &RunReport) -> io::Result<()> {
         let limits = self.limits();
-        for r in report
+        let failed = |level: Level| {
+            report.scenarios.iter().filter(move |r| {
+                r.status == Status::Failed && r.failure.as_ref().map(|f| f.level) == Some(level)
+            })
+        };
+        for r in report.scenarios.iter().filter(|r| {
+            r.status == Status::Failed
+                && r.failure.as_ref().is_none_or(|f| f.level != Level::Beyond)
+        }) {
+            self.write_block(&render_failure_block(r, r.failure.as_ref(), limits), RED)?;
+        }
+        let beyond: Vec<&ScenarioResult> = report
             .scenarios
             .iter()
-            .filter(|r| r.status == Status::Failed)
-        {
-            let block = render_failure_block(r, limits);
-            let (header, rest) = block.split_once('\n').unwrap_or((&block, ""));
-            let header = self.paint(header, RED);
-            write!(self.out, "\n{header}\n{rest}")?;
+            .filter(|r| {
+                r.level == Level::Beyond
+                    || r.failure.as_ref().map(|f| f.level) == Some(Level::Beyond)
+            })
+            .collect();
+        if !beyond.is_empty() {
+            write!(
+                self.out,
+                "\n{}\n",
+                self.paint(
+                    "== Beyond the documents: guarantees stronger than the documents require \
+                     (the reference makes them; --no-beyond leaves them out)",
+                    YELLOW
+                )
+            )?;
+            for r in &beyond {
+                let word = match r.status {
+                    Status::Passed => "ok",
+                    Status::Failed => "FAILED",
+                    Status::Skipped => "skipped",
+                };
+                writeln!(
+                    self.out,
+                    "{word:<STATUS_WIDTH$}{}",
+                    display_line(&r.name, limits.line_chars)
+                )?;
+            }
+            for r in failed(Level::Beyond) {
+                self.write_block(&render_failure_block(r, r.failure.as_ref(), limits), RED)?;
+            }
+        }
+        let warned: Vec<&ScenarioResult> = report
+            .scenarios
+            .iter()
+            .filter(|r| !r.warnings.is_empty())
+            .collect();
+        if !warned.is_empty() {
+            write!(
+                self.out,
+                "\n{}\n",
+                self.paint(
+                    "== Warnings: recommendations (level should) not met; --strict makes them fail",
+                    YELLOW
+                )
+            )?;
+            for r in warned {
+                for w in &r.warnings {
+                    self.write_block(&render_failure_block(r, Some(w), limits), YELLOW)?;
+                }
+            }
         }
 
         let mut notes = Vec::new();
@@ -205,13 +270,29 @@ impl<W: Write> HumanReporter<W> {
         }
 
         let s = report.summary();
-        write!(
-            self.out,
-            "\n{} passed, {} failed, {} skipped\n",
-            s.passed, s.failed, s.skipped
-        )?;
+        write!(self.out, "\n{}\n", summary_line(&s))?;
         self.out.flush()
     }
+
+    /// Writes one failure or warning block, its header line coloured.
+    fn write_block(&mut self, block: &str, color: &str) -> io::Result<()> {
+        let (header, rest) = block.split_once('\n').unwrap_or((block, ""));
+        let header = self.paint(header, color);
+        write!(self.out, "\n{header}\n{rest}")
+    }
+}
+
+/// The closing line CI tools parse: `N passed, N failed, N skipped`, then `, N warnings`
+/// when any `should` check did not hold (the first three stay exactly as they always were).
+pub fn summary_line(s: &Summary) -> String {
+    let mut line = format!(
+        "{} passed, {} failed, {} skipped",
+        s.passed, s.failed, s.skipped
+    );
+    if s.warnings > 0 {
+        let _ = write!(line, ", {} warnings", s.warnings);
+    }
+    line
 }
 
 /// The text explaining one failed scenario, shared by the human and JUnit reports so both say
@@ -219,18 +300,31 @@ impl<W: Write> HumanReporter<W> {
 /// escaped and every section is bounded. For a scenario without a recorded failure it still
 /// returns a header and a note rather than nothing.
 pub fn failure_block(r: &ScenarioResult) -> String {
-    render_failure_block(r, &DEFAULT_LIMITS)
+    render_failure_block(r, r.failure.as_ref(), &DEFAULT_LIMITS)
 }
 
-fn render_failure_block(r: &ScenarioResult, limits: &Limits) -> String {
+/// The text explaining one warning of a scenario (a `should` check that did not hold), in
+/// the same shape as a failure block.
+pub fn warning_block(r: &ScenarioResult, warning: &Failure) -> String {
+    render_failure_block(r, Some(warning), &DEFAULT_LIMITS)
+}
+
+fn render_failure_block(r: &ScenarioResult, f: Option<&Failure>, limits: &Limits) -> String {
     let max = limits.line_chars;
-    let mut out = format!("--- FAILED {}", display_line(&r.name, max));
-    if r.baseline_expected_failure {
+    let word = match f.map(|f| f.level) {
+        Some(Level::Should) if r.status != Status::Failed => "WARNING",
+        _ => "FAILED",
+    };
+    let mut out = format!("--- {word} {}", display_line(&r.name, max));
+    if let Some(level) = f.map(|f| f.level).filter(|l| *l != Level::Must) {
+        let _ = write!(out, " [{level}]");
+    }
+    if r.baseline_expected_failure && word == "FAILED" {
         out.push(' ');
         out.push_str(BASELINE_NOTE);
     }
     out.push('\n');
-    let Some(f) = &r.failure else {
+    let Some(f) = f else {
         out.push_str("  (no failure details were recorded)\n");
         return out;
     };
@@ -271,6 +365,18 @@ fn render_failure_block(r: &ScenarioResult, limits: &Limits) -> String {
         max,
         "  ",
     );
+
+    for source in &r.sources {
+        let mut place = display_line(&source.document, max);
+        if let Some(section) = &source.section {
+            let _ = write!(place, ", {}", display_line(section, max));
+        }
+        let quote = display_line(
+            &crate::model::level::normalize_whitespace(&source.quote),
+            max,
+        );
+        let _ = writeln!(out, "  rule ({place}): \"{quote}\"");
+    }
 
     let expected = f.expected.as_ref().map(pretty_json);
     let actual = f.actual.as_ref().map(pretty_json);

@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 /// Builds the JSON document of a run, so callers can embed or inspect it without a file:
-/// `{"target", "target_file", "summary": {"passed", "failed", "skipped"}, "duration_ms",
+/// `{"target", "target_file", "summary": {"passed", "failed", "skipped", "warnings"}, "duration_ms",
 /// "scenarios": [...], "baseline": {"stale", "unknown"}}`.
 pub fn to_json(report: &RunReport) -> Value {
     let s = report.summary();
@@ -23,6 +23,7 @@ pub fn to_json(report: &RunReport) -> Value {
             "passed": s.passed,
             "failed": s.failed,
             "skipped": s.skipped,
+            "warnings": s.warnings,
         },
         "duration_ms": millis(report.duration),
         "scenarios": report.scenarios.iter().map(scenario_json).collect::<Vec<_>>(),
@@ -39,17 +40,7 @@ fn scenario_json(r: &ScenarioResult) -> Value {
         Status::Failed => "failed",
         Status::Skipped => "skipped",
     };
-    let failure = match &r.failure {
-        None => Value::Null,
-        // `Failure` holds only strings, numbers and JSON values, so this cannot fail; keep
-        // the message even if it somehow did.
-        Some(f) => serde_json::to_value(f).unwrap_or_else(|e| {
-            json!({
-                "kind": "error",
-                "message": format!("{} (failure details could not be serialized: {e})", f.message),
-            })
-        }),
-    };
+    let failure = r.failure.as_ref().map_or(Value::Null, failure_json);
     json!({
         "name": r.name,
         "file": r.file,
@@ -60,6 +51,21 @@ fn scenario_json(r: &ScenarioResult) -> Value {
         "skip_reason": r.skip_reason,
         "failure": failure,
         "baseline_expected_failure": r.baseline_expected_failure,
+        "level": r.level,
+        "warnings": r.warnings.iter().map(failure_json).collect::<Vec<_>>(),
+        "source": r.sources,
+    })
+}
+
+fn failure_json(f: &super::Failure) -> Value {
+    // `Failure` holds only strings, numbers and JSON values, so this cannot fail; keep the
+    // message even if it somehow did.
+    serde_json::to_value(f).unwrap_or_else(|e| {
+        json!({
+            "kind": "error",
+            "level": f.level,
+            "message": format!("{} (failure details could not be serialized: {e})", f.message),
+        })
     })
 }
 

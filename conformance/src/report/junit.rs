@@ -6,9 +6,10 @@
 //! Every string is escaped for XML 1.0, so any name, message or server output yields a valid
 //! document.
 
-use super::human::failure_block;
+use super::human::{failure_block, warning_block};
 use super::json::write_atomically;
 use super::{FailureKind, RunReport, ScenarioResult, Status};
+use crate::model::Level;
 use std::fmt::Write as _;
 use std::io;
 use std::path::Path;
@@ -136,8 +137,14 @@ fn push_testcase(out: &mut String, r: &ScenarioResult) {
         attr(&r.file),
         seconds(r.duration)
     );
+    let extras = levels_and_warnings(r);
     match r.status {
-        Status::Passed => out.push_str("/>\n"),
+        Status::Passed if extras.is_empty() => out.push_str("/>\n"),
+        Status::Passed => {
+            out.push_str(">\n");
+            out.push_str(&extras);
+            out.push_str("    </testcase>\n");
+        }
         Status::Skipped => {
             out.push_str(">\n");
             match &r.skip_reason {
@@ -171,6 +178,7 @@ fn push_testcase(out: &mut String, r: &ScenarioResult) {
                 None => ("failed (no details recorded)".to_owned(), "error"),
             };
             out.push_str(">\n");
+            out.push_str(&extras);
             let _ = writeln!(
                 out,
                 r#"      <failure message="{}" type="{kind}">{}</failure>"#,
@@ -180,6 +188,40 @@ fn push_testcase(out: &mut String, r: &ScenarioResult) {
             out.push_str("    </testcase>\n");
         }
     }
+}
+
+/// The convention for levels and warnings, which JUnit has no element for: a test case whose
+/// scenario or failure is not of level `must` carries `<property name="level">`; each warning
+/// (a `should` check that did not hold) is a `<property name="warning">` with its first line,
+/// and its whole text goes to `<system-out>`. The test case itself passes, as the run does;
+/// under `--strict` a warning is a `<failure>` instead.
+fn levels_and_warnings(r: &ScenarioResult) -> String {
+    let mut properties = Vec::new();
+    let level = r.failure.as_ref().map_or(r.level, |f| f.level);
+    if level != Level::Must {
+        properties.push(("level", level.to_string()));
+    }
+    for w in &r.warnings {
+        let first = w.message.lines().next().unwrap_or("");
+        properties.push(("warning", clip(first, MESSAGE_CHARS)));
+    }
+    if properties.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from("      <properties>\n");
+    for (name, value) in properties {
+        let _ = writeln!(
+            out,
+            r#"        <property name="{name}" value="{}"/>"#,
+            attr(&value)
+        );
+    }
+    out.push_str("      </properties>\n");
+    if !r.warnings.is_empty() {
+        let blocks: String = r.warnings.iter().map(|w| warning_block(r, w)).collect();
+        let _ = writeln!(out, "      <system-out>{}</system-out>", text(&blocks));
+    }
+    out
 }
 
 /// Writes the JUnit report to `path` atomically (temporary file in the same directory, then

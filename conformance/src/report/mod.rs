@@ -43,6 +43,9 @@ pub struct Position {
 #[derive(Debug, Clone, Serialize)]
 pub struct Failure {
     pub kind: FailureKind,
+    /// How binding the check that failed is: a `should` failure is a warning, a `beyond`
+    /// failure is a guarantee stronger than the document.
+    pub level: crate::model::Level,
     /// Zero-based index of the failing step in the scenario's `steps` (nested steps of a
     /// `parallel` block are reported by their own position).
     pub step: Option<usize>,
@@ -77,6 +80,12 @@ pub struct ScenarioResult {
     pub failure: Option<Failure>,
     /// True when a baseline lists this scenario as an expected failure.
     pub baseline_expected_failure: bool,
+    /// The scenario's own level (its steps may weigh differently).
+    pub level: crate::model::Level,
+    /// Checks of level `should` that did not hold; they leave the status as it is.
+    pub warnings: Vec<Failure>,
+    /// Where the scenario's rule is written, quoted (shown beside each failure).
+    pub sources: Vec<crate::model::Source>,
 }
 
 /// Totals as printed on the closing line and in JSON.
@@ -85,6 +94,8 @@ pub struct Summary {
     pub passed: usize,
     pub failed: usize,
     pub skipped: usize,
+    /// Checks of level `should` that did not hold, over all scenarios.
+    pub warnings: usize,
 }
 
 /// A whole run against one target.
@@ -107,6 +118,7 @@ impl RunReport {
     pub fn summary(&self) -> Summary {
         let mut s = Summary::default();
         for r in &self.scenarios {
+            s.warnings += r.warnings.len();
             match r.status {
                 Status::Passed => s.passed += 1,
                 Status::Failed => s.failed += 1,

@@ -12,10 +12,13 @@ mod steps;
 
 pub use context::TargetCtx;
 pub use plan::plan;
-pub use scenario::{StepTiming, create_sandbox, run_scenario, run_scenario_timed, skip_reason};
+pub use scenario::{
+    StepTiming, blank_result, create_sandbox, run_scenario, run_scenario_timed, skip_reason,
+    skipped_result,
+};
 
-use crate::model::Scenario;
-use crate::report::{RunReport, ScenarioResult, Status};
+use crate::model::{Level, LevelPolicy, Scenario};
+use crate::report::{Failure, FailureKind, RunReport, ScenarioResult, Status};
 use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Instant;
@@ -30,6 +33,8 @@ pub struct RunOptions {
     pub fail_fast: bool,
     /// Scenario names expected to fail.
     pub baseline: Option<BTreeSet<String>>,
+    /// What the run makes of `should` and `beyond` checks.
+    pub levels: LevelPolicy,
 }
 
 /// Runs every scenario, calling `on_start`/`on_finish` as each starts and ends (for the
@@ -48,7 +53,8 @@ pub async fn run_all(
     let (tx, mut rx) = mpsc::unbounded_channel::<Event>();
     let baseline = Arc::new(options.baseline.clone().unwrap_or_default());
     let fail_fast = options.fail_fast;
-    let total = scenarios.len();
+    let levels = options.levels;
+    let unreported = scenarios.clone();
     let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
     // One dispatcher takes the permits in scenario order, so scenarios start in order and
     // a failure seen under --fail-fast stops everything not yet started.
@@ -68,13 +74,13 @@ pub async fn run_all(
                 tokio::spawn(async move {
                     let _permit = permit;
                     let mut result = if stop.load(std::sync::atomic::Ordering::SeqCst) {
-                        skipped(
+                        skipped_result(
                             &scenario,
-                            "not run: an earlier scenario failed (--fail-fast)",
+                            "not run: an earlier scenario failed (--fail-fast)".to_string(),
                         )
                     } else {
                         let _ = tx.send(Event::Started(scenario.name.clone()));
-                        run_scenario(&tctx, &scenario).await
+                        guard_panic(&scenario, run_scenario(&tctx, &scenario, levels)).await
                     };
                     result.baseline_expected_failure =
                         result.status == Status::Failed && baseline.contains(&result.name);
@@ -92,19 +98,31 @@ pub async fn run_all(
         })
     };
     drop(tx);
-    let mut results: Vec<Option<ScenarioResult>> = (0..total).map(|_| None).collect();
+    let mut results: Vec<Result<ScenarioResult, Scenario>> =
+        unreported.into_iter().map(Err).collect();
     while let Some(event) = rx.recv().await {
         match event {
             Event::Started(name) => on_start(&name),
             Event::Finished(index, result) => {
                 let result = *result;
                 on_finish(&result);
-                results[index] = Some(result);
+                results[index] = Ok(result);
             }
         }
     }
     let _ = dispatcher.await;
-    let scenarios: Vec<ScenarioResult> = results.into_iter().flatten().collect();
+    // Every scenario is in the report: one whose task ended without a word (it cannot,
+    // with `guard_panic`, but a report must never shrink silently) fails as an error.
+    let scenarios: Vec<ScenarioResult> = results
+        .into_iter()
+        .map(|r| {
+            r.unwrap_or_else(|scenario| {
+                let result = error_result(&scenario, "the scenario ended without a result");
+                on_finish(&result);
+                result
+            })
+        })
+        .collect();
     let names: BTreeSet<&str> = scenarios.iter().map(|r| r.name.as_str()).collect();
     let stale_baseline = scenarios
         .iter()
@@ -131,16 +149,92 @@ enum Event {
     Finished(usize, Box<ScenarioResult>),
 }
 
-fn skipped(scenario: &Scenario, reason: &str) -> ScenarioResult {
+/// Runs a scenario's future, turning a panic inside it into an `error` result that fails
+/// the run: a scenario must never drop out of the report.
+async fn guard_panic(
+    scenario: &Scenario,
+    run: impl std::future::Future<Output = ScenarioResult>,
+) -> ScenarioResult {
+    use futures::FutureExt;
+    match std::panic::AssertUnwindSafe(run).catch_unwind().await {
+        Ok(result) => result,
+        Err(panic) => {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "a panic without a message".to_string());
+            error_result(
+                scenario,
+                &format!("the suite panicked while running this scenario: {what}"),
+            )
+        }
+    }
+}
+
+/// A failed result of kind `error`: the suite could not judge the scenario.
+fn error_result(scenario: &Scenario, message: &str) -> ScenarioResult {
     ScenarioResult {
-        name: scenario.name.clone(),
-        file: scenario.file.clone(),
-        suite: scenario.suite.clone(),
-        tags: scenario.tags.clone(),
-        status: Status::Skipped,
-        duration: std::time::Duration::ZERO,
-        skip_reason: Some(reason.to_string()),
-        failure: None,
-        baseline_expected_failure: false,
+        status: Status::Failed,
+        failure: Some(Failure {
+            kind: FailureKind::Error,
+            level: Level::Must,
+            step: None,
+            position: None,
+            step_label: None,
+            message: message.to_string(),
+            expected: None,
+            actual: None,
+            transcript: Vec::new(),
+            stderr_tail: Vec::new(),
+        }),
+        ..blank_result(scenario)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scenario() -> Scenario {
+        crate::model::parse_scenario(
+            "name: x/panics\nsuite: x\nsteps:\n  - list_tools: {}\n",
+            "x.yaml",
+        )
+        .expect("a valid scenario")
+    }
+
+    #[tokio::test]
+    async fn a_panicking_scenario_is_reported_as_an_error() {
+        let scenario = scenario();
+        let result = guard_panic(&scenario, async {
+            panic!("boom in step 3");
+        })
+        .await;
+        assert_eq!(result.status, Status::Failed);
+        assert_eq!(result.name, "x/panics");
+        let failure = result.failure.expect("a failure");
+        assert_eq!(failure.kind, FailureKind::Error);
+        assert!(
+            failure.message.contains("boom in step 3"),
+            "{}",
+            failure.message
+        );
+    }
+
+    #[tokio::test]
+    async fn a_panic_with_a_formatted_message_keeps_it() {
+        let scenario = scenario();
+        let n = 7;
+        let result = guard_panic(&scenario, async move {
+            panic!("index {n} out of range");
+        })
+        .await;
+        let failure = result.failure.expect("a failure");
+        assert!(
+            failure.message.contains("index 7 out of range"),
+            "{}",
+            failure.message
+        );
     }
 }

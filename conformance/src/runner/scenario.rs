@@ -4,7 +4,7 @@ use super::context::{Run, ServerSlot, TargetCtx, build_invocation, knob_server_a
 use super::steps::StepFailure;
 use crate::generation::{Generation, ModernMeta};
 use crate::interp::Vars;
-use crate::model::Scenario;
+use crate::model::{LevelPolicy, Scenario};
 use crate::report::{Failure, FailureKind, ScenarioResult, Status};
 use crate::sandbox::{Sandbox, SandboxSpec};
 use crate::session::Session;
@@ -65,8 +65,12 @@ fn uses_admin(steps: &[crate::model::Step]) -> bool {
 }
 
 /// Runs one scenario to a result; never panics on server behaviour.
-pub async fn run_scenario(tctx: &TargetCtx, scenario: &Scenario) -> ScenarioResult {
-    run_scenario_timed(tctx, scenario).await.0
+pub async fn run_scenario(
+    tctx: &TargetCtx,
+    scenario: &Scenario,
+    policy: LevelPolicy,
+) -> ScenarioResult {
+    run_scenario_timed(tctx, scenario, policy).await.0
 }
 
 /// How long one top-level step took (for `bench --scenario`).
@@ -81,13 +85,18 @@ pub struct StepTiming {
     pub server_peak_rss_kib: Option<u64>,
 }
 
-/// Runs one scenario and also returns the duration of each top-level step that ran.
-pub async fn run_scenario_timed(
-    tctx: &TargetCtx,
-    scenario: &Scenario,
-) -> (ScenarioResult, Vec<StepTiming>) {
-    let started = Instant::now();
-    let mut result = ScenarioResult {
+/// The result of a scenario that did not run, for the reason given.
+pub fn skipped_result(scenario: &Scenario, reason: String) -> ScenarioResult {
+    ScenarioResult {
+        status: Status::Skipped,
+        skip_reason: Some(reason),
+        ..blank_result(scenario)
+    }
+}
+
+/// A scenario's result before anything ran: passed, with nothing to report.
+pub fn blank_result(scenario: &Scenario) -> ScenarioResult {
+    ScenarioResult {
         name: scenario.name.clone(),
         file: scenario.file.clone(),
         suite: scenario.suite.clone(),
@@ -97,21 +106,38 @@ pub async fn run_scenario_timed(
         skip_reason: None,
         failure: None,
         baseline_expected_failure: false,
-    };
+        level: scenario.level,
+        warnings: Vec::new(),
+        sources: scenario.sources.clone(),
+    }
+}
+
+/// Runs one scenario and also returns the duration of each top-level step that ran.
+pub async fn run_scenario_timed(
+    tctx: &TargetCtx,
+    scenario: &Scenario,
+    policy: LevelPolicy,
+) -> (ScenarioResult, Vec<StepTiming>) {
+    let started = Instant::now();
+    let mut result = blank_result(scenario);
     if let Some(reason) = skip_reason(tctx, scenario) {
-        result.status = Status::Skipped;
-        result.skip_reason = Some(reason);
-        return (result, Vec::new());
+        return (skipped_result(scenario, reason), Vec::new());
+    }
+    if !policy.runs(scenario.level) {
+        let reason =
+            "level beyond (a guarantee stronger than the document): left out by --no-beyond";
+        return (skipped_result(scenario, reason.to_string()), Vec::new());
     }
     let mut timings = Vec::new();
     let outcome = match setup(tctx, scenario) {
         Ok(run) => {
-            let outcome = execute(&run).await;
+            let outcome = execute(&run, policy, &mut result.warnings).await;
             timings = std::mem::take(&mut *lock(&run.timings));
             outcome
         }
         Err(message) => Err(Failure {
             kind: FailureKind::Error,
+            level: scenario.level,
             step: None,
             position: None,
             step_label: None,
@@ -237,26 +263,74 @@ fn setup<'a>(tctx: &'a TargetCtx, scenario: &'a Scenario) -> Result<Run<'a>, Str
     })
 }
 
+/// What a failed check means for the scenario, by the level it is judged at: a `should`
+/// that did not hold is a warning (`Continue` when the step alone is weighed so, `Stop` when
+/// the whole scenario is: later steps rest on it), anything else fails the scenario. A
+/// scenario that could not run as written (an error, not an assertion) always fails.
+fn judge(
+    failure: Failure,
+    whole_scenario: bool,
+    policy: LevelPolicy,
+    warnings: &mut Vec<Failure>,
+) -> Judged {
+    if policy.warns(failure.level) && failure.kind == FailureKind::Assertion {
+        warnings.push(failure);
+        if whole_scenario {
+            Judged::Stop
+        } else {
+            Judged::Continue
+        }
+    } else {
+        Judged::Fail(Box::new(failure))
+    }
+}
+
+enum Judged {
+    Continue,
+    Stop,
+    Fail(Box<Failure>),
+}
+
 /// Starts the servers, runs the steps under the scenario deadline, and always tears down.
-async fn execute(run: &Run<'_>) -> Result<(), Failure> {
+/// Failed checks of level `should` go to `warnings` instead of failing the scenario.
+async fn execute(
+    run: &Run<'_>,
+    policy: LevelPolicy,
+    warnings: &mut Vec<Failure>,
+) -> Result<(), Failure> {
     let deadline = run
         .scenario
         .timeout
         .unwrap_or(run.target.target.timeouts.scenario.0);
+    let scenario_level = run.scenario.level;
+    let found = Mutex::new(Vec::new());
     let body = async {
         for (i, (_, spec)) in run.scenario.servers.iter().enumerate() {
             if spec.start {
-                run.start_server(i)
-                    .await
-                    .map_err(|e| run.failure_for(None, 0, e))?;
+                run.start_server(i).await.map_err(|e| {
+                    let mut failure = run.failure_for(None, 0, e);
+                    failure.level = scenario_level;
+                    failure
+                })?;
             }
         }
         for (index, step) in run.scenario.steps.iter().enumerate() {
+            let level = step.level.unwrap_or(scenario_level);
+            if !policy.runs(level) {
+                continue;
+            }
             let began = Instant::now();
             *lock(&run.current_step) = Some(index);
-            run.step(step)
-                .await
-                .map_err(|e| run.failure_for(Some(step), index, e))?;
+            if let Err(e) = run.step(step).await {
+                let mut failure = run.failure_for(Some(step), index, e);
+                failure.level = level;
+                let whole = step.level.is_none();
+                match judge(failure, whole, policy, &mut lock(&found)) {
+                    Judged::Continue => {}
+                    Judged::Stop => return Ok(()),
+                    Judged::Fail(failure) => return Err(*failure),
+                }
+            }
             let duration = began.elapsed();
             let pid = match run.servers.first() {
                 Some(slot) => slot.current().await.map(|s| s.pid()),
@@ -278,15 +352,21 @@ async fn execute(run: &Run<'_>) -> Result<(), Failure> {
         Err(_) => {
             let index = *lock(&run.current_step);
             let step = index.and_then(|i| run.scenario.steps.get(i));
-            Err(run.failure_for(
+            let mut failure = run.failure_for(
                 step,
                 index.unwrap_or(0),
                 StepFailure::assertion(format!(
                     "the scenario did not finish within its deadline of {deadline:?}"
                 )),
-            ))
+            );
+            failure.level = step.and_then(|s| s.level).unwrap_or(scenario_level);
+            match judge(failure, true, policy, &mut lock(&found)) {
+                Judged::Fail(failure) => Err(*failure),
+                Judged::Continue | Judged::Stop => Ok(()),
+            }
         }
     };
+    warnings.append(&mut lock(&found));
     run.teardown().await;
     outcome
 }
@@ -328,6 +408,7 @@ impl Run<'_> {
         };
         Failure {
             kind: f.kind,
+            level: self.scenario.level,
             step,
             position,
             step_label: label,
