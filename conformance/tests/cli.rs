@@ -533,7 +533,7 @@ fn bug_fail_fast_with_one_job_runs_nothing_more() {
         let (_, report) = fail_fast_run(dir.path());
         assert_eq!(
             report["summary"],
-            serde_json::json!({"passed": 0, "failed": 1, "skipped": 5}),
+            serde_json::json!({"passed": 0, "failed": 1, "skipped": 5, "warnings": 0}),
             "round {round}: with one job, nothing starts after the first failure"
         );
     }
@@ -932,7 +932,7 @@ fn junit_and_json_reports_describe_the_same_run() {
     assert_eq!(report["target_file"], FIXTURE_TARGET);
     assert_eq!(
         report["summary"],
-        serde_json::json!({"passed": 2, "failed": 1, "skipped": 1})
+        serde_json::json!({"passed": 2, "failed": 1, "skipped": 1, "warnings": 0})
     );
     assert!(report["duration_ms"].is_u64());
 
