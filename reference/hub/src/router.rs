@@ -1,7 +1,9 @@
 //! Routing of outward calls, cancellations and progress to their owning upstream.
 //!
 //! A call is forwarded under its original name to the upstream that owns it; the result comes
-//! back as the upstream gave it (content, structured content, `isError`). While a call runs,
+//! back as the upstream gave it (content, structured content, `isError`, its own `_meta`
+//! keys), except for the protocol's `io.modelcontextprotocol/*` `_meta` keys: they identify
+//! the upstream, and towards the client the hub speaks as itself (see [`speak_as_hub`]). While a call runs,
 //! one entry maps its outward request id to (upstream, upstream request id), so a client's
 //! `notifications/cancelled` reaches that upstream only, with the upstream's id. The entry is
 //! removed when the call ends in any way, so the hub's state does not grow with the number of
@@ -90,7 +92,7 @@ impl Router {
         };
         let failure = match outcome {
             Ok(line) => match parse_call_result(&line).and_then(complete_result) {
-                Ok(result) => return Ok(CallToolResponse::Complete(result)),
+                Ok(result) => return Ok(CallToolResponse::Complete(speak_as_hub(result))),
                 Err(ResponseError::Rpc(error)) => {
                     tracing::warn!(
                         instance_id = %session.id(),
@@ -152,8 +154,34 @@ fn strip_protocol_meta(meta: Value) -> Option<Value> {
     let Value::Object(mut meta) = meta else {
         return None;
     };
-    meta.retain(|key, _| !key.starts_with(crate::upstream::wire::META_PROTOCOL_PREFIX));
+    drop_protocol_keys(&mut meta);
     (!meta.is_empty()).then_some(Value::Object(meta))
+}
+
+/// Removes the `io.modelcontextprotocol/*` keys: they belong to one hop.
+fn drop_protocol_keys(meta: &mut serde_json::Map<String, Value>) {
+    meta.retain(|key, _| !key.starts_with(crate::upstream::wire::META_PROTOCOL_PREFIX));
+}
+
+/// An upstream's result as the hub's own: the `io.modelcontextprotocol/*` keys of its
+/// `_meta` are dropped, everything else is kept as the upstream gave it.
+///
+/// Those keys describe the upstream-to-hub hop. The one that matters is
+/// `io.modelcontextprotocol/serverInfo` (2026-07-28 `ResultMetaObject`: "Identifies the
+/// server software producing the response"): the client's server is the hub, so an
+/// upstream's identity there would show the client two identities for one server. The hub
+/// does not put its own identity into tool results either: rmcp 3.11 writes `serverInfo`
+/// into the `server/discover` result (and `subscriptions/listen`'s) only, which is where
+/// every reference server states it; the spec's "SHOULD on every response" would be a change
+/// for all of them at once, in the shared stdio guard, not a hub special case.
+fn speak_as_hub(mut result: CallToolResult) -> CallToolResult {
+    if let Some(meta) = result.meta.as_mut() {
+        drop_protocol_keys(meta);
+        if meta.is_empty() {
+            result.meta = None;
+        }
+    }
+    result
 }
 
 fn lock(active: &Active) -> MutexGuard<'_, HashMap<RequestId, (usize, u64)>> {
@@ -276,6 +304,19 @@ mod tests {
         );
         let only = serde_json::json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28"});
         assert_eq!(strip_protocol_meta(only), None);
+    }
+
+    #[test]
+    fn forwarded_results_carry_no_upstream_identity() {
+        let line = br#"{"jsonrpc":"2.0","id":1,"result":{"content":[],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"up","version":"1"},"app/trace":"t"}}}"#;
+        let result = speak_as_hub(parse_call_result(line).expect("result"));
+        let meta = serde_json::to_value(result.meta).expect("meta");
+        assert_eq!(meta, serde_json::json!({"app/trace": "t"}));
+        let only = br#"{"jsonrpc":"2.0","id":1,"result":{"content":[],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"up","version":"1"}}}}"#;
+        assert_eq!(
+            speak_as_hub(parse_call_result(only).expect("result")).meta,
+            None
+        );
     }
 
     #[test]

@@ -74,11 +74,13 @@ impl ServerHandler for HubServer {
         Cow::Borrowed(ProtocolVersion::known_up_to(&NEWEST_PROTOCOL_VERSION))
     }
 
+    /// The whole inventory on one page; a cursor (the hub never issues one) is invalid params.
     async fn list_tools(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
+        mcp_stdio_guard::listing::refuse_cursor(request.as_ref())?;
         Ok(ListToolsResult::with_all_items(
             self.router.registry().tools().to_vec(),
         ))

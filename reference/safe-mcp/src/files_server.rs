@@ -2,11 +2,12 @@
 //! [`OperationResult`] as structured content. Bodies run on the blocking pool (they fsync
 //! the audit trail and the journal).
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use rmcp::handler::server::wrapper::{Json, Parameters};
-use rmcp::model::Tool;
-use rmcp::{tool, tool_handler, tool_router};
+use rmcp::model::{ListToolsResult, PaginatedRequestParams, Tool};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, tool, tool_handler, tool_router};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -55,8 +56,20 @@ impl std::fmt::Debug for FilesServer {
 }
 
 /// The organizer's tools as `tools/list` reports them.
+///
+/// Schemas are in the portable spelling (no non-standard `format`, no `type` arrays; see
+/// [`mcp_stdio_guard::schema`]), built once.
 pub fn list_tools() -> Vec<Tool> {
-    FilesServer::tool_router().list_all()
+    static TOOLS: OnceLock<Vec<Tool>> = OnceLock::new();
+    TOOLS
+        .get_or_init(|| {
+            FilesServer::tool_router()
+                .list_all()
+                .into_iter()
+                .map(mcp_stdio_guard::schema::portable_tool)
+                .collect()
+        })
+        .clone()
 }
 
 impl FilesServer {
@@ -180,4 +193,13 @@ impl FilesServer {
     name = "safe-mcp-files",
     instructions = "An undoable file organizer. list_files and plan_organize change nothing; apply_plan carries out a plan (all or nothing); move_file moves one named file; undo_last_action / redo_last_action. Nothing is ever deleted or overwritten. Decide from `ok` and `code`, not from `reason`."
 )]
-impl rmcp::ServerHandler for FilesServer {}
+impl rmcp::ServerHandler for FilesServer {
+    /// [`list_tools`] on one page; a cursor (none is ever issued) is invalid params.
+    async fn list_tools(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        mcp_stdio_guard::listing::one_page(list_tools(), request.as_ref(), &context)
+    }
+}

@@ -2,11 +2,12 @@
 //! [`OperationResult`] as structured content. Bodies run on the blocking pool (they fsync the
 //! audit trail and wait for the child).
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use rmcp::handler::server::wrapper::{Json, Parameters};
-use rmcp::model::Tool;
-use rmcp::{tool, tool_handler, tool_router};
+use rmcp::model::{ListToolsResult, PaginatedRequestParams, Tool};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, tool, tool_handler, tool_router};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -45,8 +46,20 @@ impl std::fmt::Debug for TerminalServer {
 }
 
 /// The terminal's tools as `tools/list` reports them.
+///
+/// Schemas are in the portable spelling (no non-standard `format`, no `type` arrays; see
+/// [`mcp_stdio_guard::schema`]), built once.
 pub fn list_tools() -> Vec<Tool> {
-    TerminalServer::tool_router().list_all()
+    static TOOLS: OnceLock<Vec<Tool>> = OnceLock::new();
+    TOOLS
+        .get_or_init(|| {
+            TerminalServer::tool_router()
+                .list_all()
+                .into_iter()
+                .map(mcp_stdio_guard::schema::portable_tool)
+                .collect()
+        })
+        .clone()
 }
 
 impl TerminalServer {
@@ -113,4 +126,13 @@ impl TerminalServer {
     name = "safe-mcp-terminal",
     instructions = "An allowlisted terminal. Call explain_command to learn whether a command would be allowed; run_command runs it without a shell inside the jail. Decide from `ok` and `code`, not from `reason`."
 )]
-impl rmcp::ServerHandler for TerminalServer {}
+impl rmcp::ServerHandler for TerminalServer {
+    /// [`list_tools`] on one page; a cursor (none is ever issued) is invalid params.
+    async fn list_tools(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        mcp_stdio_guard::listing::one_page(list_tools(), request.as_ref(), &context)
+    }
+}

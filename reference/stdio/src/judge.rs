@@ -4,7 +4,8 @@
 //! the guard forwards rmcp accepts; the parsed message itself is what rmcp receives.
 
 use rmcp::model::{
-    ClientJsonRpcMessage, ClientRequest, GetMeta, ProtocolVersion, RequestMetaObject,
+    ClientJsonRpcMessage, ClientRequest, ErrorCode, ErrorData, GetMeta, JsonRpcRequest,
+    ProtocolVersion, RequestMetaObject,
 };
 use serde_json::{Value, json};
 
@@ -48,6 +49,11 @@ pub fn judge(line: &[u8], initialized: bool, supported: &[ProtocolVersion]) -> V
         starts_lifecycle,
         message: Box::new(message),
     };
+    if let ClientJsonRpcMessage::Request(req) = &message
+        && let Some(answer) = refuse_removed_method(req, supported)
+    {
+        return Verdict::Answer(answer);
+    }
     if initialized {
         return forward(false, message);
     }
@@ -66,6 +72,50 @@ pub fn judge(line: &[u8], initialized: bool, supported: &[ProtocolVersion]) -> V
         _ => return Verdict::Drop("response before initialize"),
     };
     forward(starts, message)
+}
+
+/// The answer to a modern request for a method the modern generation removed, if `request`
+/// is one.
+///
+/// 2026-07-28 removed `ping` and `logging/setLevel` (SEP-2575; its schema has neither
+/// method), so a request that declares a modern version in `_meta` and asks for one of them
+/// asks for a method that does not exist in its own revision: -32601, before and after any
+/// lifecycle started, whatever else its `_meta` lacks. A modern version the server does not
+/// speak is the first thing wrong with such a request and gets -32022 with the supported
+/// list, as every modern request would ("Protocol Version Negotiation"). Answered here, in
+/// the one guard every reference server shares: rmcp 3.11 refuses a modern `ping` only after
+/// its lifecycle started (before it, its pre-initialize loop answers every `ping` with `{}`).
+///
+/// A request whose `_meta` names no protocol version (no `_meta` at all, the usual legacy
+/// request) or a handshake-era one is not modern: 2026-07-28 serves statelessly only "a
+/// request carrying modern per-request `_meta`" (basic/versioning, "Compatibility Matrix",
+/// how a dual-era server selects its behavior), and the legacy revisions allow `ping` before
+/// and after `initialize` (2025-11-25 basic/lifecycle and basic/utilities/ping). Such a
+/// request keeps its legacy handling: `ping` is answered `{}` here before the lifecycle
+/// starts and by rmcp after it.
+fn refuse_removed_method(
+    request: &JsonRpcRequest<ClientRequest>,
+    supported: &[ProtocolVersion],
+) -> Option<Value> {
+    let method = match &request.request {
+        ClientRequest::PingRequest(_) => "ping",
+        ClientRequest::SetLevelRequest(_) => "logging/setLevel",
+        _ => return None,
+    };
+    let version = request.request.get_meta().protocol_version()?;
+    if version.has_initialize() {
+        return None;
+    }
+    let error = if supported.contains(&version) {
+        ErrorData::new(
+            ErrorCode::METHOD_NOT_FOUND,
+            format!("method not found: {method} does not exist in protocol version {version}"),
+            None,
+        )
+    } else {
+        ErrorData::unsupported_protocol_version(version, supported)
+    };
+    Some(json!({"jsonrpc": "2.0", "id": request.id, "error": error}))
 }
 
 /// rmcp starts the 2026-07-28 lifecycle on the first request whose `_meta` is complete and
@@ -176,6 +226,66 @@ mod tests {
         assert_eq!(forwarded(judge(discover, false, ALL)), Some(false));
         let response = br#"{"jsonrpc":"2.0","id":6,"result":{}}"#;
         assert!(matches!(judge(response, false, ALL), Verdict::Drop(_)));
+    }
+
+    /// The `_meta` of a 2026-07-28 request naming `version`.
+    fn modern(method: &str, id: u32, version: &str, extra: &str) -> Vec<u8> {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{{extra}"_meta":{{"io.modelcontextprotocol/protocolVersion":"{version}","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#
+        )
+        .into_bytes()
+    }
+
+    fn error_code(verdict: Verdict) -> Option<i64> {
+        match verdict {
+            Verdict::Answer(v) => v["error"]["code"].as_i64(),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn ping_and_set_level_do_not_exist_in_a_modern_request() {
+        let ping = modern("ping", 1, "2026-07-28", "");
+        let set_level = modern("logging/setLevel", 2, "2026-07-28", r#""level":"info","#);
+        for initialized in [false, true] {
+            assert_eq!(error_code(judge(&ping, initialized, ALL)), Some(-32601));
+            assert_eq!(
+                error_code(judge(&set_level, initialized, ALL)),
+                Some(-32601)
+            );
+        }
+        // The version alone decides (a request missing its capabilities is still modern).
+        let partial = br#"{"jsonrpc":"2.0","id":3,"method":"ping","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+        assert_eq!(error_code(judge(partial, false, ALL)), Some(-32601));
+        // A modern version the server does not speak: that is the first thing wrong.
+        let future = modern("ping", 4, "2099-01-01", "");
+        match judge(&future, false, ALL) {
+            Verdict::Answer(v) => {
+                assert_eq!(v["id"], 4);
+                assert_eq!(v["error"]["code"], -32022);
+                assert_eq!(v["error"]["data"]["requested"], "2099-01-01");
+                assert_eq!(v["error"]["data"]["supported"][4], "2026-07-28");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn legacy_ping_and_set_level_keep_their_legacy_handling() {
+        // No `_meta` version, or a legacy one: a legacy request.
+        let bare = br#"{"jsonrpc":"2.0","id":"p","method":"ping","params":{}}"#;
+        assert!(matches!(judge(bare, false, ALL), Verdict::Answer(v) if v["result"] == json!({})));
+        assert_eq!(forwarded(judge(bare, true, ALL)), Some(false));
+        let legacy = modern("ping", 5, "2025-11-25", "");
+        assert!(
+            matches!(judge(&legacy, false, ALL), Verdict::Answer(v) if v["result"] == json!({}))
+        );
+        let set_level =
+            br#"{"jsonrpc":"2.0","id":6,"method":"logging/setLevel","params":{"level":"info"}}"#;
+        assert_eq!(forwarded(judge(set_level, true, ALL)), Some(false));
+        // Other modern requests are rmcp's.
+        let list = modern("tools/list", 7, "2026-07-28", "");
+        assert_eq!(forwarded(judge(&list, false, ALL)), Some(true));
     }
 
     #[test]

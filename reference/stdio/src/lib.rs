@@ -24,16 +24,27 @@
 //!   rest). The lifecycle starts when a valid `initialize` (or a complete 2026-07-28 request
 //!   naming a version the service supports) is forwarded: everything after it in the ordered
 //!   pipe reaches rmcp's main loop.
+//! * A request declaring a 2026-07-28 (modern) version in `_meta` for `ping` or
+//!   `logging/setLevel`, which that revision removed, is answered -32601 by the guard in any
+//!   state (-32022 when the server does not speak the version it names); a request without
+//!   a modern version in `_meta` is a legacy one and keeps the handling above.
 //! * Exactly one task writes stdout. It receives whole lines from rmcp's side of the transport
 //!   and from the guard, so lines never interleave.
 //! * On stdin EOF the guard closes rmcp's input; rmcp's service ends, the writer drains and
 //!   the caller returns.
+
+//!
+//! Beside the guard, the crate holds what every reference server must do alike above rmcp,
+//! so it is written once: [`listing`] (one-page `tools/list`, invalid cursors refused) and
+//! [`schema`] (tool schemas without non-standard formats or `type` arrays).
 
 #![warn(missing_docs)]
 
 pub mod cli;
 mod judge;
 mod line;
+pub mod listing;
+pub mod schema;
 mod serve;
 mod transport;
 

@@ -3,13 +3,14 @@
 //! Inputs are `Parameters<T>` (input schema from `T`), outputs `Json<T>` (structuredContent +
 //! outputSchema from `T`). Bodies run on the blocking pool (they lock and fsync state files).
 //! The tool list is available without a running server through [`list_tools`], which the
-//! contract test uses.
+//! contract test uses; `tools/list` serves exactly that list.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use rmcp::handler::server::wrapper::{Json, Parameters};
-use rmcp::model::Tool;
-use rmcp::{tool, tool_handler, tool_router};
+use rmcp::model::{ListToolsResult, PaginatedRequestParams, Tool};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, tool, tool_handler, tool_router};
 
 use crate::contract::{
     ApplyPatchInput, ApplyPatchOutput, AuditRecentInput, AuditRecentOutput, CapabilitiesOutput,
@@ -32,9 +33,20 @@ impl std::fmt::Debug for ToolHubServer {
     }
 }
 
-/// The tools exactly as `tools/list` reports them (sorted by name).
+/// The tools exactly as `tools/list` reports them (sorted by name): the router's, with
+/// schemas in the portable spelling (no non-standard `format`, no `type` arrays; see
+/// [`mcp_stdio_guard::schema`]), built once.
 pub fn list_tools() -> Vec<Tool> {
-    ToolHubServer::tool_router().list_all()
+    static TOOLS: OnceLock<Vec<Tool>> = OnceLock::new();
+    TOOLS
+        .get_or_init(|| {
+            ToolHubServer::tool_router()
+                .list_all()
+                .into_iter()
+                .map(mcp_stdio_guard::schema::portable_tool)
+                .collect()
+        })
+        .clone()
 }
 
 impl ToolHubServer {
@@ -282,4 +294,13 @@ impl ToolHubServer {
     name = "mcp-toolhub",
     instructions = "MCP ToolHub (Contract V1). Call toolhub.capabilities first. Mutations (filesystem.write_file, filesystem.apply_patch, shell.run) return APPROVAL_REQUIRED with an approval handle; a human approves out of band with mcp-toolhub-admin. Poll toolhub.request_status until APPROVAL_APPROVED, then call approval.resume_tool with only the request_id. Decide from outcome, approval and error; never parse messages. Never automate approval."
 )]
-impl rmcp::ServerHandler for ToolHubServer {}
+impl rmcp::ServerHandler for ToolHubServer {
+    /// [`list_tools`] on one page; a cursor (none is ever issued) is invalid params.
+    async fn list_tools(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        mcp_stdio_guard::listing::one_page(list_tools(), request.as_ref(), &context)
+    }
+}

@@ -84,8 +84,21 @@ pub struct Server {
 impl Server {
     /// Starts `safe-mcp terminal --config POLICY` with `env` added, and initializes.
     pub fn start(policy: &Path, env: &[(&str, &str)]) -> Server {
+        let mut s = Server::spawn("terminal", policy, env);
+        let init = s.request(
+            "initialize",
+            json!({"protocolVersion": "2025-11-25", "capabilities": {},
+                   "clientInfo": {"name": "safe-mcp-tests", "version": "1"}}),
+        );
+        assert!(init.get("result").is_some(), "{init}");
+        s.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        s
+    }
+
+    /// Starts `safe-mcp MODE --config POLICY` with `env` added; sends nothing.
+    pub fn spawn(mode: &str, policy: &Path, env: &[(&str, &str)]) -> Server {
         let mut child = Command::new(BIN)
-            .arg("terminal")
+            .arg(mode)
             .arg("--config")
             .arg(policy)
             .env_remove("SAFE_MCP_POLICY_FILE")
@@ -109,23 +122,16 @@ impl Server {
             }
         });
         let stdin = child.stdin.take();
-        let mut s = Server {
+        Server {
             child,
             stdin,
             lines,
             next_id: 0,
-        };
-        let init = s.request(
-            "initialize",
-            json!({"protocolVersion": "2025-11-25", "capabilities": {},
-                   "clientInfo": {"name": "safe-mcp-tests", "version": "1"}}),
-        );
-        assert!(init.get("result").is_some(), "{init}");
-        s.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-        s
+        }
     }
 
-    fn send(&mut self, message: &Value) {
+    /// Writes one message line.
+    pub fn send(&mut self, message: &Value) {
         let stdin = self.stdin.as_mut().expect("stdin open");
         writeln!(stdin, "{message}").expect("write");
         stdin.flush().expect("flush");
