@@ -49,6 +49,10 @@ pub use types::{DirEntry, EntryInfo, EntryKind, FileRead, Precondition, WriteOut
 pub const MAX_PATH_BYTES: usize = 4096;
 /// Longest accepted path component, in bytes.
 pub const MAX_COMPONENT_BYTES: usize = 255;
+/// Largest existing file a write may replace (16 MiB). Replacing a file hashes it, at
+/// submission and again just before the rename; a larger target is refused as
+/// [`JailError::TooLarge`] from its size alone, before any of it is read.
+pub const MAX_REPLACED_FILE_BYTES: u64 = 16 * 1024 * 1024;
 
 struct Inner {
     root: PathBuf,

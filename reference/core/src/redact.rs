@@ -14,6 +14,8 @@ use std::sync::OnceLock;
 use regex::Regex;
 use serde_json::Value;
 
+pub mod log;
+
 /// The replacement text.
 pub const REDACTED: &str = "[REDACTED]";
 
@@ -67,6 +69,12 @@ fn patterns() -> &'static [(Regex, &'static str)] {
                     r#"(?P<k>{key})(?P<sep>["']?\s*[=:]\s*)(?:"[^"]*"|'[^']*'|[^\s&;,'"]+)"#
                 ),
                 "$k$sep[REDACTED]",
+            ),
+            // A secret-looking flag and its value in a command line (`--api-key VALUE`); the
+            // `--flag=VALUE` form is the KEY=VALUE rule above.
+            (
+                format!(r#"(?P<f>(?:^|[\s"'(\[])--?{key}\s+)(?:"[^"]*"|'[^']*'|[^\s&;,'"\-][^\s&;,'"]*)"#),
+                "$f[REDACTED]",
             ),
             // URL userinfo password.
             (
@@ -193,6 +201,12 @@ mod tests {
         assert!(r.contains("OTHER=visible"), "{r}");
         let r = redact_str("export DB_PASSWORD=\"hunter2 x\"; echo");
         assert!(!r.contains("hunter2"), "{r}");
+        let r = redact_str("echo --api-key s3cr3tvalue --verbose -token 'two words' --keep x");
+        assert!(
+            !r.contains("s3cr3tvalue") && !r.contains("two words"),
+            "{r}"
+        );
+        assert!(r.contains("--verbose") && r.contains("--keep x"), "{r}");
         let r = redact_str("https://user:p4ss@example.com/x");
         assert!(!r.contains("p4ss"), "{r}");
         let r = redact_str("-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----");

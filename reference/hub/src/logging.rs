@@ -15,7 +15,11 @@ pub fn init() -> WorkerGuard {
     let (writer, guard) = NonBlockingBuilder::default()
         .lossy(false)
         .thread_name("mcp-hub-log")
-        .finish(std::io::stderr());
+        // Every line through the audit log's redactor: the MCP library logs whole messages
+        // (tool arguments and results) at debug and trace.
+        .finish(mcp_safety_core::redact::log::RedactingWriter::new(
+            std::io::stderr(),
+        ));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(writer)

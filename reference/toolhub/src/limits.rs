@@ -8,6 +8,9 @@ pub const GIT_OUTPUT_RETAINED_CHARS: u64 = 262_144;
 pub const MAX_READ_FILE_BYTES: u64 = 1024 * 1024;
 /// Largest `content` `filesystem.write_file` accepts.
 pub const MAX_WRITE_FILE_BYTES: u64 = 1024 * 1024;
+/// Largest existing file `filesystem.write_file` replaces (refused as `TOO_LARGE` from its
+/// size, before it is hashed).
+pub const MAX_REPLACED_FILE_BYTES: u64 = mcp_safety_core::jail::MAX_REPLACED_FILE_BYTES;
 /// Largest `patch` `filesystem.apply_patch` accepts.
 pub const MAX_PATCH_BYTES: u64 = 1024 * 1024;
 /// Most entries `filesystem.list_directory` returns.

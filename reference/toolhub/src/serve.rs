@@ -58,7 +58,9 @@ fn init_tracing() {
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
+        // Every line through the audit log's redactor: the MCP library logs whole messages
+        // (tool arguments and outputs) at debug and trace.
+        .with_writer(|| mcp_safety_core::redact::log::RedactingWriter::new(std::io::stderr()))
         .with_ansi(false)
         .with_target(false)
         .try_init();

@@ -78,6 +78,17 @@ impl Workspace {
     /// Lists a directory (the root for `RelPath::root()`), sorted by name. Entries are
     /// described with `lstat` semantics; a symlinked directory (or parent) is refused.
     pub fn list_dir(&self, path: &RelPath) -> Result<Vec<DirEntry>, JailError> {
+        Ok(self.list_dir_at_most(path, usize::MAX)?.unwrap_or_default())
+    }
+
+    /// [`Workspace::list_dir`] bounded by `max_entries`: `None` as soon as the directory is
+    /// seen to hold more, after reading at most `max_entries + 1` names and statting none, so
+    /// a directory of a million entries costs no more than one over the limit.
+    pub fn list_dir_at_most(
+        &self,
+        path: &RelPath,
+        max_entries: usize,
+    ) -> Result<Option<Vec<DirEntry>>, JailError> {
         let comps: Vec<&str> = path.components().collect();
         let fd = self.walk(&comps, false)?;
         let mut dir = Dir::from_fd(fd).map_err(|e| JailError::io("opendir", e))?;
@@ -87,6 +98,9 @@ impl Workspace {
             let name = entry.file_name().to_bytes();
             if name == b"." || name == b".." {
                 continue;
+            }
+            if names.len() == max_entries {
+                return Ok(None);
             }
             names.push(entry.file_name().to_owned());
         }
@@ -105,7 +119,7 @@ impl Workspace {
             });
         }
         out.sort_by(|a, b| a.name.cmp(&b.name));
-        Ok(out)
+        Ok(Some(out))
     }
 
     /// SHA-256 of the regular file at `path`, or `None` if nothing exists there. A symlink or

@@ -237,6 +237,43 @@ fn symlinks_are_refused_everywhere_and_nothing_outside_changes() {
 }
 
 #[test]
+fn a_bounded_listing_stops_one_past_the_limit() {
+    let f = fixture();
+    let all = f.ws.list_dir(&RelPath::root()).unwrap();
+    let exact = f.ws.list_dir_at_most(&RelPath::root(), all.len()).unwrap();
+    assert_eq!(exact.as_ref().map(Vec::len), Some(all.len()));
+    assert!(
+        f.ws.list_dir_at_most(&RelPath::root(), all.len() - 1)
+            .unwrap()
+            .is_none()
+    );
+    assert!(
+        f.ws.list_dir_at_most(&RelPath::root(), 0)
+            .unwrap()
+            .is_none()
+    );
+}
+
+#[test]
+fn replacing_a_target_over_the_limit_is_refused_from_its_size() {
+    let f = fixture();
+    let huge = std::fs::File::create(f.ws_path.join("huge.bin")).unwrap();
+    huge.set_len(MAX_REPLACED_FILE_BYTES + 1).unwrap();
+    drop(huge);
+    let e = f.ws.current_sha256(&rp("huge.bin")).unwrap_err();
+    assert_eq!(e.code(), "TOO_LARGE");
+    let e =
+        f.ws.write_file_checked(&rp("huge.bin"), b"x", false, &Precondition::Any)
+            .unwrap_err();
+    assert_eq!(e.code(), "TOO_LARGE");
+    assert_eq!(
+        std::fs::metadata(f.ws_path.join("huge.bin")).unwrap().len(),
+        MAX_REPLACED_FILE_BYTES + 1,
+        "nothing replaced"
+    );
+}
+
+#[test]
 fn listing_is_sorted_and_reports_kinds_without_following() {
     let f = fixture();
     let entries = f.ws.list_dir(&RelPath::root()).unwrap();

@@ -79,14 +79,31 @@ impl Workspace {
                 path: path.display().to_string(),
             });
         }
-        // Stream the hash: the existing file may be far larger than anything we would read.
+        // Bounded work on agent input: a target over the limit is refused before a byte of it
+        // is hashed (a 2 GiB sparse file took seconds), and a file that grows while we hash
+        // it is cut off at the limit and refused.
+        let limit = super::MAX_REPLACED_FILE_BYTES;
+        let size = st.st_size.max(0) as u64;
+        if size > limit {
+            return Err(JailError::TooLarge { size, limit });
+        }
         let mut hasher = Sha256::new();
-        let mut file = File::from(fd);
+        let mut hashed: u64 = 0;
+        let mut file = File::from(fd).take(limit.saturating_add(1));
         let mut buf = vec![0u8; 64 * 1024];
         loop {
             match file.read(&mut buf) {
                 Ok(0) => break,
-                Ok(n) => hasher.update(&buf[..n]),
+                Ok(n) => {
+                    hashed += n as u64;
+                    if hashed > limit {
+                        return Err(JailError::TooLarge {
+                            size: hashed,
+                            limit,
+                        });
+                    }
+                    hasher.update(&buf[..n]);
+                }
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(JailError::io_std("read", &e)),
             }

@@ -41,17 +41,19 @@ impl Hub {
             None => RelPath::root(),
             Some(p) => RelPath::parse(p).map_err(refused_read)?,
         };
-        let entries = self.workspace.list_dir(&path).map_err(refused_read)?;
-        if entries.len() > limits::MAX_DIRECTORY_ENTRIES {
+        let Some(entries) = self
+            .workspace
+            .list_dir_at_most(&path, limits::MAX_DIRECTORY_ENTRIES)
+            .map_err(refused_read)?
+        else {
             return Err(ToolError::refused(
                 "TOO_MANY_ENTRIES",
                 format!(
-                    "directory has {} entries, more than the limit of {}",
-                    entries.len(),
+                    "directory has more than the limit of {} entries",
                     limits::MAX_DIRECTORY_ENTRIES
                 ),
             ));
-        }
+        };
         Ok(ListDirectoryOutput {
             path: path.display().to_string(),
             entries: entries
