@@ -58,6 +58,11 @@ pub fn main() -> ExitCode {
         let timeout = config::startup_timeout(std::env::var(STARTUP_TIMEOUT_ENV).ok().as_deref())?;
         Ok((config, timeout))
     });
+    // The line limit is configuration too: refused before any upstream starts.
+    if let Err(e) = mcp_stdio_guard::max_line_bytes() {
+        eprintln!("{PROG}: {e}");
+        return ExitCode::from(EXIT_CONFIG);
+    }
     let (config, timeout) = match loaded {
         Ok(loaded) => loaded,
         Err(e) => {

@@ -9,6 +9,8 @@ use rmcp::model::{
 };
 use serde_json::{Value, json};
 
+use crate::line::scan_head;
+
 const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// What the guard does with one input line.
@@ -41,6 +43,9 @@ pub fn judge(line: &[u8], initialized: bool, supported: &[ProtocolVersion]) -> V
         Err(_) => {
             return match serde_json::from_slice::<Value>(line) {
                 Ok(value) => invalid(&value),
+                Err(_) if std::str::from_utf8(line).is_err() => {
+                    Verdict::Answer(parse_error("Parse error: the line is not valid UTF-8"))
+                }
                 Err(_) => Verdict::Drop("malformed JSON"),
             };
         }
@@ -154,6 +159,37 @@ fn invalid(value: &Value) -> Verdict {
     }))
 }
 
+/// A -32700 Parse error with `id: null` (JSON-RPC 2.0 section 5.1: "Invalid JSON was
+/// received by the server"; the id of text that cannot be decoded cannot be known).
+fn parse_error(message: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": message}})
+}
+
+/// The answer to an input line longer than `limit` bytes, from its first bytes (`head`).
+///
+/// The line was consumed without being kept, so it is never forwarded: it gets an error
+/// response, carrying the line's `id` when [`scan_head`] recovers it for sure (else
+/// `null`). A head that starts like JSON in valid UTF-8 may belong to a valid message that
+/// is merely too long: -32600 Invalid Request. Anything else cannot be a message: -32700
+/// Parse error.
+pub fn oversized(head: &[u8], limit: usize) -> Value {
+    let head = scan_head(head);
+    let (code, kind) = if head.maybe_json {
+        (-32600, "Invalid Request")
+    } else {
+        (-32700, "Parse error")
+    };
+    json!({
+        "jsonrpc": "2.0",
+        "id": head.id.unwrap_or(Value::Null),
+        "error": {
+            "code": code,
+            "message": format!("{kind}: the message is longer than {limit} bytes"),
+            "data": {"maxLineBytes": limit},
+        }
+    })
+}
+
 /// Strips the newline, a trailing CR and a leading BOM.
 pub fn normalize(line: &[u8]) -> &[u8] {
     let line = line.strip_suffix(b"\n").unwrap_or(line);
@@ -175,6 +211,40 @@ mod tests {
             } => Some(starts_lifecycle),
             _ => None,
         }
+    }
+
+    #[test]
+    fn undecodable_and_oversized_lines_are_answered() {
+        match judge(b"{\"id\":1,\"method\":\"\xff\"}", true, ALL) {
+            Verdict::Answer(v) => {
+                assert_eq!(v["id"], Value::Null);
+                assert_eq!(v["error"]["code"], -32700);
+            }
+            other => panic!("{other:?}"),
+        }
+        let v = oversized(
+            br#"{"jsonrpc":"2.0","id":"big","method":"tools/call","par"#,
+            1024,
+        );
+        assert_eq!(v["id"], "big");
+        assert_eq!(v["error"]["code"], -32600);
+        assert_eq!(v["error"]["data"]["maxLineBytes"], 1024);
+        let v = oversized(
+            br#"{"jsonrpc":"2.0","method":"tools/call","params":{"x":""#,
+            1024,
+        );
+        assert_eq!(v["id"], Value::Null);
+        assert_eq!(v["error"]["code"], -32600);
+        let v = oversized(b"xxxxxxxx", 1024);
+        assert_eq!(
+            (&v["id"], &v["error"]["code"]),
+            (&Value::Null, &json!(-32700))
+        );
+        let v = oversized(b"{\"id\":3,\"a\":\"\xff\xff", 1024);
+        assert_eq!(
+            (&v["id"], &v["error"]["code"]),
+            (&Value::Null, &json!(-32700))
+        );
     }
 
     #[test]

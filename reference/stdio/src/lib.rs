@@ -11,10 +11,15 @@
 //!                    └──────── guard's own answers (lines) ──────────► writer task ──► real stdout
 //! ```
 //!
-//! * The guard reads stdin line by line (bounded length). Each line is parsed once, with the
+//! * The guard reads stdin line by line, each line at most `MCP_MAX_LINE_BYTES` bytes (default
+//!   16 MiB, newline not counted; see [`max_line_bytes`]). A longer line is consumed in
+//!   constant memory and answered with an error carrying its `id` when its first bytes name
+//!   one for sure (else `null`): -32600 when it may be a valid message that is too long,
+//!   -32700 when it cannot be one (not JSON-like, or not UTF-8). Each line is parsed once, with the
 //!   very type rmcp parses (`ClientJsonRpcMessage`), and that message is what rmcp receives
 //!   (the guard is rmcp's transport: no second parse, no byte pipe in between).
-//! * Malformed JSON is dropped (logged at debug), as the other MCP SDKs do.
+//! * Malformed JSON is dropped (logged at debug), as the other MCP SDKs do; a line that is
+//!   not valid UTF-8 is answered -32700 with `id: null`.
 //! * Well-formed JSON that is not a valid message is answered by the guard with -32600 carrying
 //!   the message's `id` (or `null` when there is none usable), except notification-shaped
 //!   objects, which are never answered.
@@ -49,6 +54,10 @@ mod serve;
 mod transport;
 
 pub use cli::clap_error_line;
-pub use judge::{Verdict, judge, normalize};
-pub use line::{LineRead, MAX_LINE_BYTES, read_bounded_line};
+pub use judge::{Verdict, judge, normalize, oversized};
+pub use line::{
+    LINE_LIMIT_ENV, LineHead, LineRead, MAX_CONFIGURABLE_LINE_BYTES, MAX_LINE_BYTES,
+    MIN_LINE_BYTES, OVERSIZED_HEAD_BYTES, max_line_bytes, parse_line_limit, read_bounded_line,
+    scan_head,
+};
 pub use serve::{GuardOptions, SessionEnd, serve_guarded, serve_guarded_with, serve_stdio};

@@ -7,8 +7,8 @@ use rmcp::{RoleServer, Service};
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::{Notify, mpsc};
 
-use crate::judge::{Verdict, judge, normalize};
-use crate::line::{LineRead, MAX_LINE_BYTES, read_bounded_line};
+use crate::judge::{Verdict, judge, normalize, oversized};
+use crate::line::{LineRead, max_line_bytes, read_bounded_line};
 use crate::transport::GuardTransport;
 
 /// Messages and lines queued between the tasks before senders wait.
@@ -48,19 +48,25 @@ async fn guard_input<R: AsyncRead + Unpin>(
     answers: mpsc::Sender<Vec<u8>>,
     supported: Vec<ProtocolVersion>,
     input_closed: Option<Arc<Notify>>,
+    limit: usize,
 ) {
     let mut reader = BufReader::with_capacity(64 * 1024, input);
     let mut buf = Vec::with_capacity(4096);
     let mut initialized = false;
     loop {
-        match read_bounded_line(&mut reader, &mut buf, MAX_LINE_BYTES).await {
+        match read_bounded_line(&mut reader, &mut buf, limit).await {
             Ok(LineRead::Eof) => break,
             Err(e) => {
                 tracing::debug!("stdin read failed: {e}");
                 break;
             }
             Ok(LineRead::Oversized) => {
-                tracing::warn!("dropped an input line longer than {MAX_LINE_BYTES} bytes");
+                tracing::warn!("refused an input line longer than {limit} bytes");
+                let mut out = oversized(&buf, limit).to_string().into_bytes();
+                out.push(b'\n');
+                if answers.send(out).await.is_err() {
+                    break;
+                }
                 continue;
             }
             Ok(LineRead::Line) => {}
@@ -132,6 +138,10 @@ where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
 {
+    let limit = match max_line_bytes() {
+        Ok(limit) => limit,
+        Err(e) => return SessionEnd::InitFailed(e),
+    };
     let (message_tx, message_rx) = mpsc::channel(QUEUE);
     let (line_tx, line_rx) = mpsc::channel::<Vec<u8>>(QUEUE);
     let supported = service.supported_protocol_versions().into_owned();
@@ -143,6 +153,7 @@ where
         line_tx.clone(),
         supported,
         options.input_closed,
+        limit,
     ));
     let transport = GuardTransport {
         incoming: message_rx,
@@ -172,10 +183,18 @@ where
 /// runtime built here, and gives the process exit code: 0 when the input closed, 1 (with one
 /// `PROG: ...` line on stderr) when the runtime or the session could not start. The whole
 /// life of a stdio server binary after its configuration is loaded.
+///
+/// The line limit ([`crate::LINE_LIMIT_ENV`]) is checked first: a bad value is one
+/// `PROG: invalid MCP_MAX_LINE_BYTES ...` line on stderr and exit code 2, like every other
+/// configuration error, with nothing on stdout.
 pub fn serve_stdio<S>(service: S, prog: &str) -> std::process::ExitCode
 where
     S: Service<RoleServer>,
 {
+    if let Err(e) = max_line_bytes() {
+        eprintln!("{prog}: {e}");
+        return std::process::ExitCode::from(2);
+    }
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -26,7 +26,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::wire::{self, Head};
 use crate::config::InstanceId;
-use mcp_stdio_guard::{LineRead, MAX_LINE_BYTES, read_bounded_line};
+use mcp_stdio_guard::{LineRead, MAX_LINE_BYTES, max_line_bytes, read_bounded_line, scan_head};
 
 /// Lines queued for the writer before senders wait.
 const WRITE_QUEUE: usize = 1024;
@@ -90,8 +90,21 @@ pub struct Call<'a> {
 }
 
 impl Session {
-    /// Starts the session's reader and writer over the child's pipes.
+    /// Starts the session's reader and writer over the child's pipes; the upstream's lines
+    /// are bounded by the process's line limit (`MCP_MAX_LINE_BYTES`).
     pub fn start<W, R>(id: InstanceId, stdin: W, stdout: R) -> Arc<Self>
+    where
+        W: AsyncWrite + Unpin + Send + 'static,
+        R: AsyncRead + Unpin + Send + 'static,
+    {
+        // An invalid limit fails the hub's outward session at once; the default serves
+        // until then.
+        let limit = max_line_bytes().unwrap_or(MAX_LINE_BYTES);
+        Self::start_with_limit(id, stdin, stdout, limit)
+    }
+
+    /// [`Session::start`] with the longest upstream line given.
+    pub fn start_with_limit<W, R>(id: InstanceId, stdin: W, stdout: R, limit: usize) -> Arc<Self>
     where
         W: AsyncWrite + Unpin + Send + 'static,
         R: AsyncRead + Unpin + Send + 'static,
@@ -109,7 +122,7 @@ impl Session {
             modern: OnceLock::new(),
         });
         tokio::spawn(write_lines(Arc::downgrade(&session), rx, stop_rx, stdin));
-        tokio::spawn(read_lines(session.clone(), stdout));
+        tokio::spawn(read_lines(session.clone(), stdout, limit));
         session
     }
 
@@ -358,16 +371,13 @@ async fn write_lines<W: AsyncWrite + Unpin>(
 }
 
 /// The reader task: routes every line of the child's stdout.
-async fn read_lines<R: AsyncRead + Unpin>(session: Arc<Session>, stdout: R) {
+async fn read_lines<R: AsyncRead + Unpin>(session: Arc<Session>, stdout: R, limit: usize) {
     let mut reader = BufReader::with_capacity(64 * 1024, stdout);
     let reason = loop {
         let mut line = Vec::with_capacity(512);
-        match read_bounded_line(&mut reader, &mut line, MAX_LINE_BYTES).await {
+        match read_bounded_line(&mut reader, &mut line, limit).await {
             Ok(LineRead::Line) => route(&session, line).await,
-            Ok(LineRead::Oversized) => tracing::warn!(
-                instance_id = %session.id,
-                "dropped an upstream output line longer than {MAX_LINE_BYTES} bytes"
-            ),
+            Ok(LineRead::Oversized) => refuse_oversized(&session, &line, limit),
             Ok(LineRead::Eof) => break "its output ended".to_owned(),
             Err(e) => break format!("reading its output failed: {e}"),
         }
@@ -381,6 +391,62 @@ async fn read_lines<R: AsyncRead + Unpin>(session: Arc<Session>, stdout: R) {
         );
     }
     session.fail_all(&reason);
+}
+
+/// Answers the call an upstream line longer than `limit` bytes was meant for, from the
+/// line's first bytes (`head`): the line itself was consumed without being kept.
+///
+/// A head naming a top-level `method` is a request or notification: it is ignored (logged),
+/// like any line the hub cannot use. Otherwise it is taken for a response:
+/// * its `id` read for sure from the head names the call, which fails with -32603;
+/// * without a sure `id`, the line is the answer to one of the pending calls, and nothing
+///   tells which: every call pending on this upstream fails with -32603 (exactly the one
+///   when only one is pending). A call failed wrongly this way gets an error, never a wrong
+///   result; its real answer, if it comes, is then ignored as unmatched. Leaving them all
+///   pending would leave the one the line answered waiting until the hub exits.
+fn refuse_oversized(session: &Session, head: &[u8], limit: usize) {
+    let head = scan_head(head);
+    if head.has_method {
+        tracing::warn!(
+            instance_id = %session.id,
+            "ignored an upstream request or notification longer than {limit} bytes"
+        );
+        return;
+    }
+    let message = format!(
+        "upstream `{}` sent a response longer than {limit} bytes (the line limit, \
+         MCP_MAX_LINE_BYTES); the result was discarded",
+        session.id
+    );
+    let error = |id: u64| {
+        let mut line = serde_json::to_vec(&serde_json::json!({
+            "jsonrpc": "2.0",
+            "id": id,
+            "error": {"code": -32603, "message": message, "data": {"maxLineBytes": limit}},
+        }))
+        .unwrap_or_default();
+        line.push(b'\n');
+        line
+    };
+    let known = head.id.as_ref().and_then(Value::as_u64);
+    let failed: Vec<(u64, Pending)> = match known {
+        Some(id) => session
+            .take_pending(id)
+            .map(|p| (id, p))
+            .into_iter()
+            .collect(),
+        None if head.id.is_some() => Vec::new(),
+        None => session.lock().pending.drain().collect(),
+    };
+    tracing::warn!(
+        instance_id = %session.id,
+        failed_calls = failed.len(),
+        id_known = known.is_some(),
+        "discarded an upstream response longer than {limit} bytes; its call fails"
+    );
+    for (id, pending) in failed {
+        let _ = pending.reply.send(error(id));
+    }
 }
 
 /// Routes one line from the upstream.

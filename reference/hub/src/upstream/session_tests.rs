@@ -28,6 +28,26 @@ async fn fake_upstream(
                     "result": {"content": [{"type": "text", "text": "ok"}]}});
                 let _ = output.write_all(format!("{answer}\n").as_bytes()).await;
             }
+            // Oversized lines (see `LIMIT`): the id first, the id last, or a notification
+            // before a normal answer.
+            (Some(id), Some("big")) => {
+                let answer = format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"x":"{HUGE}"}}}}"#);
+                let _ = output.write_all(format!("{answer}\n").as_bytes()).await;
+            }
+            (Some(id), Some("big_id_last")) => {
+                let answer = format!(r#"{{"jsonrpc":"2.0","result":{{"x":"{HUGE}"}},"id":{id}}}"#);
+                let _ = output.write_all(format!("{answer}\n").as_bytes()).await;
+            }
+            (Some(id), Some("big_note")) => {
+                let note = format!(
+                    r#"{{"jsonrpc":"2.0","method":"notifications/message","params":{{"data":"{HUGE}"}}}}"#
+                );
+                let answer = json!({"jsonrpc": "2.0", "id": id,
+                    "result": {"content": [{"type": "text", "text": "ok"}]}});
+                let _ = output
+                    .write_all(format!("{note}\n{answer}\n").as_bytes())
+                    .await;
+            }
             (None, _) => {
                 let _ = notes.send(message);
             }
@@ -36,13 +56,20 @@ async fn fake_upstream(
     }
 }
 
+/// The line limit of these sessions, and a string that makes a line longer.
+const LIMIT: usize = 4096;
+const HUGE: &str = match str::from_utf8(&[b'x'; 3 * LIMIT]) {
+    Ok(s) => s,
+    Err(_) => panic!(),
+};
+
 fn session() -> (Arc<Session>, mpsc::UnboundedReceiver<Value>) {
     let (hub_in, up_in) = tokio::io::duplex(64 * 1024);
     let (up_out, hub_out) = tokio::io::duplex(64 * 1024);
     let (notes_tx, notes) = mpsc::unbounded_channel();
     tokio::spawn(fake_upstream(up_in, up_out, notes_tx));
     let id = InstanceId::try_from("fake".to_owned()).expect("id");
-    (Session::start(id, hub_in, hub_out), notes)
+    (Session::start_with_limit(id, hub_in, hub_out, LIMIT), notes)
 }
 
 #[tokio::test]
@@ -104,4 +131,52 @@ async fn a_closed_session_fails_waiting_and_new_calls() {
         Err(SessionError::Closed(_))
     ));
     assert_eq!(session.pending_calls(), 0);
+}
+
+/// The JSON-RPC error a call got.
+async fn rpc_error(call: Call<'_>) -> crate::upstream::wire::RpcError {
+    let line = call.response().await.expect("an answer, not silence");
+    match parse_response::<Value>(&line) {
+        Err(crate::upstream::wire::ResponseError::Rpc(e)) => e,
+        other => panic!("{other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn an_oversized_response_fails_its_call_and_the_session_goes_on() {
+    let (session, _notes) = session();
+    let hang = session.begin_call("hang", None, None).expect("begin");
+    let mut hang = hang;
+    hang.send().await.expect("sent");
+    // The id is read from the line's start: only that call fails.
+    let e = rpc_error(session.begin_call("big", None, None).expect("begin")).await;
+    assert_eq!(e.code, -32603);
+    assert!(
+        e.message.contains("longer than 4096 bytes"),
+        "{}",
+        e.message
+    );
+    assert_eq!(
+        session.pending_calls(),
+        1,
+        "the other call is still pending"
+    );
+    // An oversized notification fails nothing.
+    let call = session.begin_call("big_note", None, None).expect("begin");
+    let line = call.response().await.expect("answer");
+    assert!(parse_response::<Value>(&line).is_ok());
+    // No id in the line's start: every pending call fails (the one it answered among them).
+    let e = rpc_error(
+        session
+            .begin_call("big_id_last", None, None)
+            .expect("begin"),
+    )
+    .await;
+    assert_eq!(e.code, -32603);
+    assert_eq!(rpc_error(hang).await.code, -32603);
+    assert_eq!(session.pending_calls(), 0);
+    // And the session serves on.
+    let call = session.begin_call("echo", None, None).expect("begin");
+    let result: Value = parse_response(&call.response().await.expect("answer")).expect("ok");
+    assert_eq!(result["content"][0]["text"], "ok");
 }
