@@ -75,6 +75,8 @@ pub fn list_tools() -> Vec<Tool> {
 impl FilesServer {
     /// Wraps a configured organizer.
     pub fn new(organizer: Organizer) -> Self {
+        // Finish (roll back) a transition a killed predecessor left half done.
+        organizer.recover();
         Self {
             organizer: Arc::new(organizer),
         }

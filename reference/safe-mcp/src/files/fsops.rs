@@ -223,6 +223,10 @@ pub fn rename_noreplace(
         .map_err(|e| io_context(e, dest))?;
         return Err(FsError::SymlinkSwapped(src.to_string()));
     }
+    // Durable before the journal records the step as done: both directory entries reach
+    // the disk, so a power loss cannot undo a rename the journal says was made.
+    nix::unistd::fsync(&ddir).map_err(|e| io_context(e, dest))?;
+    nix::unistd::fsync(&sdir).map_err(|e| io_context(e, src))?;
     Ok(())
 }
 

@@ -26,13 +26,47 @@ pub struct Action {
     pub moves: Vec<Move>,
 }
 
+/// Which transition a [`Pending`] record announces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Transition {
+    /// New work (`move_file`, `apply_plan`): the action will be pushed on the undo stack.
+    New,
+    /// `undo_last_action`: the newest undo entry will move to the redo stack.
+    Undo,
+    /// `redo_last_action`: the newest redo entry will move to the undo stack.
+    Redo,
+}
+
+/// A write-ahead record: a transition whose renames may have started but whose outcome is
+/// not yet in the stacks. It is written (and fsync'd) before the first rename and cleared
+/// in the same atomic write that records the outcome; one found on load means the process
+/// died in between, and recovery rolls every rename back (the rule is documented on
+/// `history::recover_locked`; it runs at start and under the lock before every change).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Pending {
+    /// What was being done.
+    pub transition: Transition,
+    /// The action concerned (as it is, or will be, on its stack).
+    pub action: Action,
+    /// The renames, in the order they are performed (for an undo, the action's moves
+    /// reversed and swapped).
+    pub renames: Vec<Move>,
+}
+
 /// The journal's content.
+///
+/// Format: `{"undo": [...], "redo": [...]}` plus, only while a transition is under way,
+/// `"pending": {...}`. A journal written before `pending` existed reads as having none.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct State {
     /// Done actions, newest last.
     pub undo: Vec<Action>,
     /// Undone actions, newest last.
     pub redo: Vec<Action>,
+    /// The transition under way, if any (write-ahead record).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pending: Option<Pending>,
 }
 
 /// The journal file.
