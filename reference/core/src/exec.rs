@@ -10,8 +10,9 @@
 //! The module is split by job: `capture` (bounded buffers and the truncation marker),
 //! `identity` (executable identity), `env` (the environment snapshot), `procfs` (reading
 //! the process table), `registry` (process-wide subreaper flag and live executions),
-//! `contain` (tree tracking, kill and reap), `drain` (the pipe drain thread) and `run` (the
-//! orchestration).
+//! `contain` (tree tracking, kill and reap), `drain` (the pipe drain thread), `run` (the
+//! orchestration) and `supervisor` (the per-execution process that kills the tree when the
+//! server itself dies, for server binaries that enable it).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -25,12 +26,13 @@ mod identity;
 mod procfs;
 mod registry;
 mod run;
+pub mod supervisor;
 
 pub use capture::{CaptureBuffer, Captured};
 pub use contain::contain_child;
 pub use env::SanitizedEnv;
 pub use identity::{ExecutableIdentity, IdentityError};
-pub use registry::enable_subreaper;
+pub use registry::{enable_subreaper, terminate_all};
 pub use run::run;
 
 /// Bytes retained per output stream (256 KiB); the rest is counted and discarded.

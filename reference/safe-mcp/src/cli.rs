@@ -115,7 +115,16 @@ fn terminal(config: Option<PathBuf>) -> ExitCode {
     if let Err(e) = mcp_safety_core::exec::enable_subreaper() {
         return fatal(format_args!("cannot become a child subreaper: {e}"));
     }
-    serve_stdio(TerminalServer::new(terminal), "safe-mcp")
+    if let Err(e) = mcp_safety_core::exec::supervisor::enable() {
+        return fatal(format_args!("cannot enable the execution supervisor: {e}"));
+    }
+    // Stdin closed: end every running execution (trees killed and reaped) rather than
+    // wait for the commands; pending answers are still written.
+    mcp_stdio_guard::serve_stdio_then(
+        TerminalServer::new(terminal),
+        "safe-mcp",
+        mcp_safety_core::exec::terminate_all,
+    )
 }
 
 fn files(config: Option<PathBuf>) -> ExitCode {

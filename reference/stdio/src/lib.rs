@@ -60,4 +60,6 @@ pub use line::{
     MIN_LINE_BYTES, OVERSIZED_HEAD_BYTES, max_line_bytes, parse_line_limit, read_bounded_line,
     scan_head,
 };
-pub use serve::{GuardOptions, SessionEnd, serve_guarded, serve_guarded_with, serve_stdio};
+pub use serve::{
+    GuardOptions, SessionEnd, serve_guarded, serve_guarded_with, serve_stdio, serve_stdio_then,
+};

@@ -191,6 +191,17 @@ pub fn serve_stdio<S>(service: S, prog: &str) -> std::process::ExitCode
 where
     S: Service<RoleServer>,
 {
+    serve_stdio_then(service, prog, || {})
+}
+
+/// [`serve_stdio`] that runs `on_input_closed` the moment stdin closes, while pending answers
+/// are still being written: a server that runs commands ends them there (their trees killed
+/// and reaped) instead of waiting for them before it can exit.
+pub fn serve_stdio_then<S, F>(service: S, prog: &str, on_input_closed: F) -> std::process::ExitCode
+where
+    S: Service<RoleServer>,
+    F: FnOnce() + Send + 'static,
+{
     if let Err(e) = max_line_bytes() {
         eprintln!("{prog}: {e}");
         return std::process::ExitCode::from(2);
@@ -205,10 +216,21 @@ where
             return std::process::ExitCode::from(1);
         }
     };
-    let end = runtime.block_on(serve_guarded(
+    let input_closed = Arc::new(Notify::new());
+    let watcher = input_closed.clone();
+    runtime.spawn(async move {
+        watcher.notified().await;
+        on_input_closed();
+    });
+    let options = GuardOptions {
+        input_closed: Some(input_closed),
+        ..Default::default()
+    };
+    let end = runtime.block_on(serve_guarded_with(
         service,
         tokio::io::stdin(),
         tokio::io::stdout(),
+        options,
     ));
     // A blocking stdin read may still be parked on the blocking pool: do not wait for it.
     runtime.shutdown_background();

@@ -11,7 +11,6 @@ use clap::{Parser, Subcommand};
 use crate::config::Config;
 use crate::hub::Hub;
 use crate::server::ToolHubServer;
-use mcp_stdio_guard::serve_stdio;
 
 const PROG: &str = "mcp-toolhub";
 
@@ -97,5 +96,14 @@ fn serve() -> ExitCode {
             "cannot become a child subreaper; containment falls back to the process group: {e}"
         );
     }
-    serve_stdio(ToolHubServer::new(Hub::new(config)), PROG)
+    if let Err(e) = mcp_safety_core::exec::supervisor::enable() {
+        tracing::warn!("cannot enable the execution supervisor: {e}");
+    }
+    // Stdin closed: end every running execution (trees killed and reaped) rather than
+    // wait for the commands; pending answers are still written.
+    mcp_stdio_guard::serve_stdio_then(
+        ToolHubServer::new(Hub::new(config)),
+        PROG,
+        mcp_safety_core::exec::terminate_all,
+    )
 }

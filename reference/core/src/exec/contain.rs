@@ -33,8 +33,16 @@ const KILL_POLL: Duration = Duration::from_millis(2);
 /// long as the child should (`run` blocks its thread until the child is reaped; mcp-hub
 /// spawns its upstreams from the main thread). Shared by every reference server that starts
 /// children, so the one `unsafe` block stays here: `pre_exec` runs in the forked child.
-#[allow(unsafe_code)]
 pub fn contain_child(cmd: &mut Command) {
+    contain_child_with(cmd, Signal::SIGKILL);
+}
+
+/// [`contain_child`] with another parent-death signal: the execution supervisor gets one it
+/// can catch, so it can kill its tree before it exits.
+#[allow(unsafe_code)]
+pub(crate) fn contain_child_with(cmd: &mut Command, death_signal: Signal) {
+    #[cfg(not(target_os = "linux"))]
+    let _ = death_signal;
     let parent = nix::unistd::getpid();
     // SAFETY: the closure runs in the child between fork and exec, where only
     // async-signal-safe operations are allowed. It calls setsid, prctl(PR_SET_PDEATHSIG)
@@ -44,7 +52,7 @@ pub fn contain_child(cmd: &mut Command) {
         cmd.pre_exec(move || {
             nix::unistd::setsid()?;
             #[cfg(target_os = "linux")]
-            nix::sys::prctl::set_pdeathsig(Signal::SIGKILL)?;
+            nix::sys::prctl::set_pdeathsig(death_signal)?;
             // We died before the death signal was armed: do not run orphaned.
             if nix::unistd::getppid() != parent {
                 return Err(std::io::Error::from_raw_os_error(nix::libc::ESRCH));

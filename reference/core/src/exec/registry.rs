@@ -6,6 +6,7 @@
 //! belongs to, so concurrent executions never kill each other's trees.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{LazyLock, Mutex, MutexGuard, OnceLock, PoisonError};
 
 /// At most this many descendants are remembered per execution (a fork bomb cannot make the
@@ -31,6 +32,23 @@ fn set_subreaper() -> Result<(), i32> {
 #[cfg(not(target_os = "linux"))]
 fn set_subreaper() -> Result<(), i32> {
     Ok(())
+}
+
+static TERMINATING: AtomicBool = AtomicBool::new(false);
+
+/// Ends every live execution of this process now, and every later one at once: each
+/// [`run`](super::run) kills and reaps its whole tree within about 100 ms and reports the
+/// main child as killed by SIGKILL.
+///
+/// Exists for a server whose input closed: it must not wait for running commands, and its
+/// pending answers still go out (the executions end, they are not abandoned).
+pub fn terminate_all() {
+    TERMINATING.store(true, Ordering::SeqCst);
+}
+
+/// True once [`terminate_all`] was called.
+pub(crate) fn terminating() -> bool {
+    TERMINATING.load(Ordering::SeqCst)
 }
 
 /// One live execution: its main child (once spawned) and the descendants seen so far,

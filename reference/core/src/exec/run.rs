@@ -1,5 +1,7 @@
 //! The orchestration of one contained execution (see [`run`]).
 
+use std::io::Read;
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
@@ -10,9 +12,10 @@ use nix::sys::signal::Signal;
 use nix::sys::wait::{Id, WaitPidFlag, WaitStatus, waitid};
 use nix::unistd::Pid;
 
-use super::contain::{Containment, contain_child};
+use super::contain::{Containment, contain_child, contain_child_with};
 use super::drain::Drain;
 use super::{ExecError, ExecResult, ExecSpec, Termination, enable_subreaper};
+use super::{registry, supervisor};
 
 /// Bound on killing the tree after the main child ended or the grace period passed.
 const CLEANUP: Duration = Duration::from_secs(2);
@@ -42,16 +45,42 @@ pub fn run(spec: &ExecSpec) -> Result<ExecResult, ExecError> {
         }
         None => spec.program.as_path(),
     };
-    let mut cmd = Command::new(program);
-    cmd.arg0(&spec.program)
-        .args(&spec.args)
-        .env_clear()
+    // With the supervisor (server binaries), the main child is our own executable, which
+    // runs the command in its session and kills the whole tree if we die.
+    let status_pipe = match supervisor::executable() {
+        Some(_) => Some(
+            cloexec_pipe()
+                .map_err(|e| ExecError::Internal(format!("cannot create a pipe: {e}")))?,
+        ),
+        None => None,
+    };
+    let mut cmd = match (supervisor::executable(), &status_pipe) {
+        (Some(exe), Some((_, write))) => {
+            let mut cmd = Command::new(exe);
+            cmd.args(supervisor::supervisor_args(
+                write.as_raw_fd(),
+                nix::unistd::getpid().as_raw(),
+                program.as_os_str(),
+                spec.program.as_os_str(),
+                &spec.args,
+            ));
+            pass_fd(&mut cmd, write.as_raw_fd());
+            contain_child_with(&mut cmd, Signal::SIGTERM);
+            cmd
+        }
+        _ => {
+            let mut cmd = Command::new(program);
+            cmd.arg0(&spec.program).args(&spec.args);
+            contain_child(&mut cmd);
+            cmd
+        }
+    };
+    cmd.env_clear()
         .envs(&spec.env)
         .current_dir(&spec.cwd)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    contain_child(&mut cmd);
 
     let started = Instant::now();
     // Registered before the fork; from here on, `containment` cleans up on every path.
@@ -60,6 +89,14 @@ pub fn run(spec: &ExecSpec) -> Result<ExecResult, ExecError> {
     // A pid always fits in pid_t.
     let pid = child.id() as i32;
     containment.set_main(pid);
+    if let Some((read, write)) = status_pipe {
+        drop(write);
+        if let Some(errno) = read_start_error(read) {
+            // The supervisor could not start the command: the same error as a direct spawn.
+            // The containment's guard kills and reaps the supervisor.
+            return Err(ExecError::Spawn(std::io::Error::from_raw_os_error(errno)));
+        }
+    }
     let (Some(stdout), Some(stderr)) = (child.stdout.take(), child.stderr.take()) else {
         return Err(ExecError::Internal("child pipes missing".into()));
     };
@@ -132,6 +169,10 @@ fn supervise(
     let mut next_walk = started + FIRST_WALK;
     loop {
         let now = Instant::now();
+        if registry::terminating() {
+            // Not a timeout: the tree is killed, and the main child reports SIGKILL.
+            return false;
+        }
         if timeout_at.is_some_and(|at| now >= at) {
             // An exit that raced with the deadline still counts as an exit.
             return exited
@@ -166,4 +207,50 @@ fn spawn_waiter(pid: i32) -> std::io::Result<Receiver<()>> {
             let _ = tx.send(());
         })?;
     Ok(rx)
+}
+
+/// Keeps `fd` (close-on-exec here) open across the exec of the supervisor only, so no other
+/// concurrently spawned child inherits it.
+#[allow(unsafe_code)]
+fn pass_fd(cmd: &mut Command, fd: RawFd) {
+    // SAFETY: runs between fork and exec; fcntl is a plain system call.
+    unsafe {
+        cmd.pre_exec(move || {
+            let borrowed = std::os::fd::BorrowedFd::borrow_raw(fd);
+            nix::fcntl::fcntl(
+                borrowed,
+                nix::fcntl::FcntlArg::F_SETFD(nix::fcntl::FdFlag::empty()),
+            )?;
+            Ok(())
+        });
+    }
+}
+
+/// Blocks until the supervisor closed its status pipe (the command runs: `None`) or wrote
+/// the errno of a failed start.
+fn read_start_error(read: OwnedFd) -> Option<i32> {
+    let mut file = std::fs::File::from(read);
+    let mut buf = [0u8; 4];
+    let mut got = 0;
+    while got < buf.len() {
+        match file.read(&mut buf[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => break,
+        }
+    }
+    (got == buf.len()).then(|| i32::from_le_bytes(buf))
+}
+
+/// A pipe whose ends are close-on-exec from the start (no other child can inherit them).
+#[cfg(target_os = "linux")]
+fn cloexec_pipe() -> nix::Result<(OwnedFd, OwnedFd)> {
+    nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)
+}
+
+/// The supervisor is Linux-only ([`supervisor::enable`] does nothing elsewhere).
+#[cfg(not(target_os = "linux"))]
+fn cloexec_pipe() -> nix::Result<(OwnedFd, OwnedFd)> {
+    Err(nix::errno::Errno::ENOSYS)
 }
