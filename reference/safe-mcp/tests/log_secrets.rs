@@ -4,14 +4,10 @@
 
 #![allow(clippy::unwrap_used)]
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::process::{Command, Stdio};
-use std::sync::mpsc::channel;
-use std::time::{Duration, Instant};
+use std::process::Command;
 
-use serde_json::{Value, json};
-
-const DEADLINE: Duration = Duration::from_secs(15);
+use mcp_testkit::lines::run_at_trace;
+use serde_json::json;
 
 #[test]
 fn no_command_or_output_secret_reaches_stderr_at_trace() {
@@ -63,64 +59,4 @@ fn no_command_or_output_secret_reaches_stderr_at_trace() {
     ] {
         assert!(!stderr.contains(secret), "{secret} on stderr:\n{stderr}");
     }
-}
-
-/// Runs `cmd` at `RUST_LOG=trace`, sends `requests` (one JSON object per line), waits until
-/// every request with an `id` is answered (bounded), closes stdin and returns (stdout, stderr).
-fn run_at_trace(mut cmd: Command, requests: &[Value]) -> (String, String) {
-    let mut child = cmd
-        .env("RUST_LOG", "trace")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn the server");
-    let stdout = child.stdout.take().expect("stdout");
-    let mut stderr = child.stderr.take().expect("stderr");
-    let err_reader = std::thread::spawn(move || {
-        let mut text = String::new();
-        let _ = stderr.read_to_string(&mut text);
-        text
-    });
-    let (tx, rx) = channel::<String>();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines() {
-            let Ok(line) = line else { break };
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
-    let mut stdin = child.stdin.take().expect("stdin");
-    for r in requests {
-        writeln!(stdin, "{r}").expect("write a request");
-    }
-    stdin.flush().expect("flush");
-    let mut pending: Vec<Value> = requests
-        .iter()
-        .filter_map(|r| r.get("id").cloned())
-        .collect();
-    let deadline = Instant::now() + DEADLINE;
-    let mut out = String::new();
-    while !pending.is_empty() {
-        let left = deadline.saturating_duration_since(Instant::now());
-        let line = rx
-            .recv_timeout(left)
-            .unwrap_or_else(|_| panic!("no answer to {pending:?} within {DEADLINE:?}: {out}"));
-        if let Ok(msg) = serde_json::from_str::<Value>(&line) {
-            pending.retain(|id| msg.get("id") != Some(id));
-        }
-        out.push_str(&line);
-        out.push('\n');
-    }
-    drop(stdin);
-    let (done_tx, done_rx) = channel();
-    std::thread::spawn(move || {
-        let _ = done_tx.send(child.wait());
-    });
-    done_rx
-        .recv_timeout(DEADLINE)
-        .expect("the server exits on stdin EOF")
-        .expect("wait for the server");
-    (out, err_reader.join().expect("stderr reader"))
 }

@@ -11,49 +11,13 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::{BASE_POLICY, BIN, Sandbox};
+use mcp_testkit::procs::{PROBE_TREE_SCRIPT, alive, probe_pids, wait_until};
 use serde_json::json;
 
 /// How long the probe processes would live on their own.
 const COMMAND_RUNTIME_SECS: u64 = 60;
 /// How long, after the server is gone, any probe process may take to die.
 const GRACE: Duration = Duration::from_secs(5);
-/// Pid files the probe tree writes (in the jail, its working directory).
-const PROBES: [&str; 4] = ["main.pid", "plain.pid", "setsid.pid", "ignore.pid"];
-
-/// The probe: a plain background child, a `setsid` one, one ignoring SIGTERM, and the main
-/// process itself; each records its own pid, then everything sleeps.
-const TREE: &str = r#"#!/bin/sh
-rec() { echo "$2" > "$1.tmp" && mv "$1.tmp" "$1"; }
-sh -c 'echo $$ > plain.pid.tmp && mv plain.pid.tmp plain.pid; exec sleep 60' &
-setsid sh -c 'echo $$ > setsid.pid.tmp && mv setsid.pid.tmp setsid.pid; exec sleep 60' &
-sh -c 'trap "" TERM; echo $$ > ignore.pid.tmp && mv ignore.pid.tmp ignore.pid; exec sleep 60' &
-rec main.pid $$
-exec sleep 60
-"#;
-
-fn alive(pid: i32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => {
-            let state = stat.rsplit(')').next().unwrap_or("").trim_start();
-            !state.starts_with('Z') && !state.starts_with('X')
-        }
-        Err(_) => false,
-    }
-}
-
-/// Polls `cond` until it holds or `deadline` passes.
-fn wait_until(deadline: Instant, mut cond: impl FnMut() -> bool) -> bool {
-    loop {
-        if cond() {
-            return true;
-        }
-        if Instant::now() >= deadline {
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
 /// A `safe-mcp terminal` with the probe tree running in its jail.
 struct Running {
     child: Child,
@@ -65,7 +29,7 @@ fn start_tree(sb: &Sandbox) -> Running {
     let bin = sb.path("bin");
     std::fs::create_dir(&bin).unwrap();
     let script = bin.join("probe-tree");
-    std::fs::write(&script, TREE).unwrap();
+    std::fs::write(&script, PROBE_TREE_SCRIPT).unwrap();
     std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
     let body = BASE_POLICY
         .replace(
@@ -104,17 +68,7 @@ fn start_tree(sb: &Sandbox) -> Running {
         writeln!(stdin, "{m}").unwrap();
     }
     stdin.flush().unwrap();
-    let deadline = Instant::now() + Duration::from_secs(15);
-    let mut pids = Vec::new();
-    let recorded = wait_until(deadline, || {
-        pids = PROBES
-            .iter()
-            .filter_map(|f| std::fs::read_to_string(sb.path(&format!("jail/{f}"))).ok())
-            .filter_map(|s| s.trim().parse().ok())
-            .collect();
-        pids.len() == PROBES.len()
-    });
-    assert!(recorded, "the probe tree did not start: {pids:?}");
+    let pids = probe_pids(&sb.path("jail"), Instant::now() + Duration::from_secs(15));
     assert!(pids.iter().all(|&p| alive(p)), "{pids:?}");
     Running { child, pids }
 }

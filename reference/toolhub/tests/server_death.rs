@@ -7,132 +7,34 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{Receiver, channel};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::{SERVER, Sandbox};
+use mcp_testkit::lines::LineClient;
+use mcp_testkit::procs::{PROBE_TREE_SCRIPT, alive, probe_pids, wait_until};
 use serde_json::{Value, json};
 
 /// How long the probe processes would live on their own.
 const COMMAND_RUNTIME_SECS: u64 = 60;
 /// How long, after the server is told to go, any probe process may take to die.
 const GRACE: Duration = Duration::from_secs(5);
-/// Pid files the probe tree writes (in the workspace, its working directory).
-const PROBES: [&str; 4] = ["main.pid", "plain.pid", "setsid.pid", "ignore.pid"];
 
-/// The probe: a plain background child, a `setsid` one, one ignoring SIGTERM, and the main
-/// process itself; each records its own pid, then everything sleeps.
-const TREE: &str = r#"
-sh -c 'echo $$ > plain.pid.tmp && mv plain.pid.tmp plain.pid; exec sleep 60' &
-setsid sh -c 'echo $$ > setsid.pid.tmp && mv setsid.pid.tmp setsid.pid; exec sleep 60' &
-sh -c 'trap "" TERM; echo $$ > ignore.pid.tmp && mv ignore.pid.tmp ignore.pid; exec sleep 60' &
-echo $$ > main.pid.tmp && mv main.pid.tmp main.pid
-exec sleep 60
-"#;
-
-fn alive(pid: i32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => {
-            let state = stat.rsplit(')').next().unwrap_or("").trim_start();
-            !state.starts_with('Z') && !state.starts_with('X')
-        }
-        Err(_) => false,
-    }
-}
-
-/// Polls `cond` until it holds or `deadline` passes.
-fn wait_until(deadline: Instant, mut cond: impl FnMut() -> bool) -> bool {
-    loop {
-        if cond() {
-            return true;
-        }
-        if Instant::now() >= deadline {
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
-/// A line client over a spawned stdio server.
-struct Client {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    lines: Receiver<String>,
-}
-
-impl Client {
-    fn spawn(mut cmd: Command) -> Client {
-        let mut child = cmd
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, lines) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let stdin = child.stdin.take();
-        Client {
-            child,
-            stdin,
-            lines,
-        }
-    }
-
-    fn send(&mut self, m: &Value) {
-        let stdin = self.stdin.as_mut().unwrap();
-        writeln!(stdin, "{m}").unwrap();
-        stdin.flush().unwrap();
-    }
-
-    fn request(&mut self, id: u64, method: &str, params: Value) -> Value {
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        let deadline = Instant::now() + Duration::from_secs(15);
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            let line = self.lines.recv_timeout(left).expect("no response in time");
-            let m: Value = serde_json::from_str(&line).unwrap();
-            if m.get("id") == Some(&json!(id)) {
-                return m;
-            }
-        }
-    }
-
-    fn initialize(&mut self) {
-        let r = self.request(
-            1,
-            "initialize",
-            json!({"protocolVersion": "2025-11-25", "capabilities": {},
-                   "clientInfo": {"name": "server-death", "version": "1"}}),
-        );
-        assert!(r.get("result").is_some(), "{r}");
-        self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-    }
-
-    /// Tool names are prefixed by the hub (`prefix`), not by ToolHub itself.
-    fn tool(&mut self, id: u64, name: &str, args: Value) -> Value {
-        let r = self.request(id, "tools/call", json!({"name": name, "arguments": args}));
-        r["result"]["structuredContent"].clone()
-    }
+/// Calls a tool and returns its structured result (names prefixed by a hub, if any).
+fn tool(c: &mut LineClient, id: u64, name: &str, args: Value) -> Value {
+    let r = c.request(id, "tools/call", json!({"name": name, "arguments": args}));
+    r["result"]["structuredContent"].clone()
 }
 
 /// Starts the probe tree through `shell.run` → approval → `shell.run_approved` (tool names
 /// prefixed with `prefix`), without waiting for the call; returns the probe pids.
-fn start_tree(sb: &Sandbox, c: &mut Client, prefix: &str) -> Vec<i32> {
-    c.initialize();
-    let r = c.tool(
+fn start_tree(sb: &Sandbox, c: &mut LineClient, prefix: &str) -> Vec<i32> {
+    c.initialize("server-death");
+    let r = tool(
+        c,
         2,
         &format!("{prefix}shell.run"),
-        json!({"program": "/bin/sh", "args": ["-c", TREE],
+        json!({"program": "/bin/sh", "args": ["-c", PROBE_TREE_SCRIPT],
                "timeout_seconds": COMMAND_RUNTIME_SECS + 30}),
     );
     assert_eq!(r["outcome"], "APPROVAL_REQUIRED", "{r}");
@@ -141,27 +43,17 @@ fn start_tree(sb: &Sandbox, c: &mut Client, prefix: &str) -> Vec<i32> {
     c.send(&json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
                    "params": {"name": format!("{prefix}shell.run_approved"),
                               "arguments": {"request_id": rid}}}));
-    let deadline = Instant::now() + Duration::from_secs(15);
-    let mut pids = Vec::new();
-    let recorded = wait_until(deadline, || {
-        pids = PROBES
-            .iter()
-            .filter_map(|f| std::fs::read_to_string(sb.workspace.join(f)).ok())
-            .filter_map(|s| s.trim().parse().ok())
-            .collect();
-        pids.len() == PROBES.len()
-    });
-    assert!(recorded, "the probe tree did not start: {pids:?}");
+    let pids = probe_pids(&sb.workspace, Instant::now() + Duration::from_secs(15));
     assert!(pids.iter().all(|&p| alive(p)), "{pids:?}");
     pids
 }
 
 /// Ends the server with `how` ("eof" or a signal name), then asserts it exits within
 /// [`GRACE`] and no probe process survives it by more than [`GRACE`].
-fn end_and_check(c: &mut Client, pids: &[i32], how: &str) {
+fn end_and_check(c: &mut LineClient, pids: &[i32], how: &str) {
     let started = Instant::now();
     if how == "eof" {
-        drop(c.stdin.take());
+        c.close_stdin();
     } else {
         let status = Command::new("kill")
             .arg(format!("-{how}"))
@@ -190,13 +82,13 @@ fn end_and_check(c: &mut Client, pids: &[i32], how: &str) {
     assert!(all_dead, "{how}: survivors {survivors:?} of {pids:?}");
 }
 
-fn toolhub(sb: &Sandbox) -> Client {
+fn toolhub(sb: &Sandbox) -> LineClient {
     let mut cmd = Command::new(SERVER);
     cmd.arg("serve")
         .env_clear()
         .envs(sb.env())
         .env("PATH", std::env::var("PATH").unwrap_or_default());
-    Client::spawn(cmd)
+    LineClient::spawn(cmd, false)
 }
 
 fn check(how: &str) {
@@ -277,14 +169,15 @@ fn sigkill_of_the_hub_ends_the_tree_of_its_toolhub_upstream() {
         .env_remove("MCP_HUB_CONFIG")
         .env_remove("RUST_LOG")
         .env_remove("MCP_HUB_STARTUP_TIMEOUT_MS");
-    let mut c = Client::spawn(cmd);
+    let mut c = LineClient::spawn(cmd, false);
     let pids = start_tree(&sb, &mut c, "th.");
     end_and_check(&mut c, &pids, "KILL");
 }
 
 /// Runs `program args` through approval and returns the `shell.run_approved` result.
-fn run_approved(sb: &Sandbox, c: &mut Client, id: u64, program: &str, args: Value) -> Value {
-    let r = c.tool(
+fn run_approved(sb: &Sandbox, c: &mut LineClient, id: u64, program: &str, args: Value) -> Value {
+    let r = tool(
+        c,
         id,
         "shell.run",
         json!({"program": program, "args": args, "timeout_seconds": 2}),
@@ -292,7 +185,7 @@ fn run_approved(sb: &Sandbox, c: &mut Client, id: u64, program: &str, args: Valu
     assert_eq!(r["outcome"], "APPROVAL_REQUIRED", "{r}");
     let rid = r["approval"]["request_id"].as_str().unwrap().to_string();
     sb.admin(&["approve", &rid], "APPROVE\n").success();
-    c.tool(id + 1, "shell.run_approved", json!({"request_id": rid}))
+    tool(c, id + 1, "shell.run_approved", json!({"request_id": rid}))
 }
 
 /// Through the supervisor, the server still reports what the command did: its exit code,
@@ -302,7 +195,7 @@ fn run_approved(sb: &Sandbox, c: &mut Client, id: u64, program: &str, args: Valu
 fn exit_status_signal_and_timeout_are_reported_as_before() {
     let sb = Sandbox::new();
     let mut c = toolhub(&sb);
-    c.initialize();
+    c.initialize("server-death");
     let r = run_approved(&sb, &mut c, 10, "/bin/sh", json!(["-c", "echo hi; exit 7"]));
     assert_eq!(
         (r["outcome"].clone(), r["returncode"].clone()),
