@@ -23,9 +23,16 @@ pub enum FsError {
     /// The source turned out to be a symlink when it was renamed (swapped in after the
     /// last check); it was moved back, so nothing moved.
     SymlinkSwapped(String),
+    /// A folder holds more than [`MAX_LISTED_ENTRIES`] entries: refused after reading one
+    /// name past the limit, so a huge folder costs no more than that.
+    TooManyEntries(String),
     /// Any other system error.
     Io(String),
 }
+
+/// Most entries one folder listing reads (`list_files`, `plan_organize`): bounded work on
+/// agent input, whatever the folder holds.
+pub const MAX_LISTED_ENTRIES: usize = 10_000;
 
 impl std::fmt::Display for FsError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -38,6 +45,15 @@ impl std::fmt::Display for FsError {
             FsError::SymlinkSwapped(p) => write!(
                 f,
                 "{p} became a symlink while it was being moved; a symlink never moves, so it was put back"
+            ),
+            FsError::TooManyEntries(p) => write!(
+                f,
+                "{} holds more than {MAX_LISTED_ENTRIES} entries; name a subfolder",
+                if p.is_empty() {
+                    "the workspace"
+                } else {
+                    p.as_str()
+                }
             ),
             FsError::Io(e) => write!(f, "{e}"),
         }
@@ -267,6 +283,9 @@ pub fn list(root: &OwnedFd, rel: &str) -> Result<Vec<Entry>, FsError> {
         };
         if name == "." || name == ".." {
             continue;
+        }
+        if out.len() == MAX_LISTED_ENTRIES {
+            return Err(FsError::TooManyEntries(rel.to_string()));
         }
         let name = name.to_string();
         let s = match fstatat(dir.as_fd(), name.as_str(), AtFlags::AT_SYMLINK_NOFOLLOW) {

@@ -64,7 +64,7 @@ fn fs_code(e: &FsError) -> Code {
         FsError::NotFound(_) => Code::InvalidRequest,
         FsError::Exists(_) => Code::Conflict,
         FsError::SymlinkSwapped(_) => Code::PolicyDenied,
-        FsError::Io(_) => Code::OperationFailed,
+        FsError::TooManyEntries(_) | FsError::Io(_) => Code::OperationFailed,
     }
 }
 
