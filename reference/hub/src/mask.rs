@@ -122,6 +122,17 @@ mod tests {
         assert!(!mask("a*b*c").matches("acb"));
     }
 
+    /// Each middle run consumes what it matched: two runs need two occurrences, even when
+    /// the first one sits right at the start of what is left (a mutant that advanced by
+    /// `at * len` instead of `at + len` matched `tabz` here and survived the property test).
+    #[test]
+    fn repeated_middle_runs_need_separate_occurrences() {
+        assert!(!mask("t*ab*ab*z").matches("tabz"));
+        assert!(mask("t*ab*ab*z").matches("tababz"));
+        assert!(!mask("*ab*ab*").matches("ab"));
+        assert!(mask("*ab*ab*").matches("xabyabz"));
+    }
+
     #[test]
     fn an_empty_mask_is_refused() {
         assert_eq!(ToolMask::try_from(String::new()), Err(MaskError::Empty));
