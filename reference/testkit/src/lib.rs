@@ -6,8 +6,11 @@
 //!   wait a deadline on a channel).
 //! - [`procs`]: the probe process tree (plain, `setsid`'d and TERM-ignoring descendants, each
 //!   recording its pid), liveness through `/proc`, and polling a condition with a deadline.
+//! - [`oracle`]: the built-in conformance suites run against the package's freshly built
+//!   servers, as an ignored-by-default test (the oracle of mutation testing).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 pub mod lines;
+pub mod oracle;
 pub mod procs;
