@@ -5,8 +5,6 @@
 //! case-sensitive. There is no escape: a literal `*` in a tool name is refused elsewhere, so
 //! `*` is never both data and syntax.
 
-use std::fmt;
-
 /// Why a mask was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum MaskError {
@@ -18,7 +16,6 @@ pub enum MaskError {
 /// A compiled `include`/`exclude` entry.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolMask {
-    raw: String,
     /// The literal text before the first `*` (the whole mask when there is none).
     head: String,
     /// The literal runs between `*`s, in order, empty runs removed.
@@ -36,7 +33,7 @@ impl TryFrom<String> for ToolMask {
         }
         let mut parts: Vec<&str> = raw.split('*').collect();
         let (head, middle, tail) = if parts.len() == 1 {
-            (raw.clone(), Vec::new(), None)
+            (raw, Vec::new(), None)
         } else {
             let tail = parts.pop().unwrap_or_default().to_owned();
             let head = parts.remove(0).to_owned();
@@ -48,7 +45,6 @@ impl TryFrom<String> for ToolMask {
             (head, middle, Some(tail))
         };
         Ok(Self {
-            raw,
             head,
             middle,
             tail,
@@ -78,17 +74,6 @@ impl ToolMask {
             }
         }
         true
-    }
-
-    /// The mask as written.
-    pub fn as_str(&self) -> &str {
-        &self.raw
-    }
-}
-
-impl fmt::Display for ToolMask {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.raw)
     }
 }
 

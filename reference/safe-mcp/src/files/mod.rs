@@ -9,6 +9,10 @@
 pub mod fsops;
 mod history;
 pub mod journal;
+#[cfg(test)]
+mod race_hook;
+#[cfg(test)]
+mod race_tests;
 pub mod rules;
 
 use std::collections::HashMap;
@@ -456,6 +460,8 @@ fn join(dir: &str, name: &str) -> String {
 /// overwriting), so the whole set happens or none of it does.
 fn perform(root: &OwnedFd, moves: &[Move], create_parents: bool) -> Result<(), FsError> {
     for (i, m) in moves.iter().enumerate() {
+        #[cfg(test)]
+        race_hook::fire(m);
         if let Err(e) = fsops::rename_noreplace(root, &m.src, &m.dest, create_parents) {
             roll_back(root, &moves[..i]);
             return Err(e);
