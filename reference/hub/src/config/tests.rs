@@ -138,13 +138,28 @@ fn invalid_instance_ids_and_prefixes_name_their_key() {
     );
 }
 
+/// The warning that `tools.exclude` is ignored is for a server that sets both lists, not for
+/// one that sets either alone.
+#[test]
+fn exclude_is_ignored_only_beside_an_include() {
+    let server = |tools: &str| {
+        let text = format!("[servers.a]\ncommand = \"x\"\n[servers.a.tools]\n{tools}\n");
+        parse(&text).expect("valid").servers[0].exclude_ignored
+    };
+    assert!(server("include = [\"a\"]\nexclude = [\"b\"]"));
+    assert!(!server("include = [\"a\"]"));
+    assert!(!server("exclude = [\"b\"]"));
+    assert!(!server(""));
+}
+
 #[test]
 fn shape_errors_name_line_and_key() {
     let m = refused("[servers.a]\nargs = []\n", &["servers.a", "command"]);
     assert!(m.starts_with(&format!("{FILE}:")), "{m}");
+    // Line and column are both 1-based: the value `"no"` starts at column 10 of line 3.
     refused(
         "[servers.a]\ncommand = \"x\"\nstderr = \"no\"\n",
-        &[":3:", "servers.a.stderr"],
+        &[":3:10:", "servers.a.stderr"],
     );
     refused(
         "[servers.a]\ncommand = \"x\"\nprefx = \"gh\"\n",
