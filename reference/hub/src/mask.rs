@@ -44,11 +44,7 @@ impl TryFrom<String> for ToolMask {
                 .collect();
             (head, middle, Some(tail))
         };
-        Ok(Self {
-            head,
-            middle,
-            tail,
-        })
+        Ok(Self { head, middle, tail })
     }
 }
 

@@ -135,10 +135,10 @@ impl Router {
         let Some(session) = self.upstreams.get(upstream) else {
             return;
         };
-        let meta = params
-            .meta
-            .filter(|m| !m.is_empty())
-            .or_else(|| (!meta.is_empty()).then_some(meta))
+        // The client's `_meta` (rmcp's deserializer takes it out of `params` into the
+        // notification's extensions, so `params.meta` is never set from the wire).
+        let meta = (!meta.is_empty())
+            .then_some(meta)
             .and_then(|m| serde_json::to_value(m).ok())
             .and_then(strip_protocol_meta);
         if session.cancel(upstream_id, params.reason, meta).await {

@@ -24,8 +24,8 @@ use std::sync::Arc;
 use rmcp::ErrorData as McpError;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CancelledNotificationParam, Implementation,
-    InitializeResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities,
-    ServerConfig,
+    InitializeResult, ListToolsResult, NotificationMetaObject, PaginatedRequestParams,
+    ProtocolVersion, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{RoleServer, ServerHandler};
@@ -99,6 +99,19 @@ impl ServerHandler for HubServer {
         notification: CancelledNotificationParam,
         context: NotificationContext<RoleServer>,
     ) {
-        self.router.cancel(notification, context.meta).await;
+        // rmcp 3.11 moves a notification's extensions into `context.extensions` before it
+        // takes the `_meta` out of them for `context.meta` (service.rs, the notification
+        // branch of the serve loop), so the client's `_meta` arrives there and `context.meta`
+        // is empty. The document: the hub "preserves the cancellation reason and metadata".
+        let meta = if context.meta.is_empty() {
+            context
+                .extensions
+                .get::<NotificationMetaObject>()
+                .cloned()
+                .unwrap_or(context.meta)
+        } else {
+            context.meta
+        };
+        self.router.cancel(notification, meta).await;
     }
 }

@@ -130,9 +130,12 @@ fn cancellation_and_progress_through_each_generation() {
         );
         assert_eq!(progress["params"]["progressToken"], json!(token), "{g}");
         assert_eq!(progress["params"]["total"], 600, "{g}");
+        // The client's own `_meta` keys travel with the cancellation (the protocol's reserved
+        // `io.modelcontextprotocol/*` keys are the hub's to set per upstream).
         hub.send(
             &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
-            "params": {"requestId": id, "reason": format!("cancel {g}")}}),
+            "params": {"requestId": id, "reason": format!("cancel {g}"),
+                       "_meta": {"example.com/trace": format!("trace-{g}")}}}),
         );
         let path = sandbox.path(&format!("{g}.jsonl"));
         let call = wait_recorded(&path, |m| m["method"] == "tools/call");
@@ -146,6 +149,11 @@ fn cancellation_and_progress_through_each_generation() {
             cancel["params"]["reason"],
             json!(format!("cancel {g}")),
             "{g}"
+        );
+        assert_eq!(
+            cancel["params"]["_meta"]["example.com/trace"],
+            json!(format!("trace-{g}")),
+            "{g}: {cancel}"
         );
         // The upstream stopped the call: it said so on stderr, relayed with its instance id.
         hub.wait_stderr(&[&format!("instance_id={g}"), "cancelled; not answering"]);
