@@ -289,6 +289,15 @@ mod tests {
             parse_call_result(mrtr).and_then(complete_result),
             Err(ResponseError::Invalid(_))
         ));
+        // Whatever the parser lets through, only `complete` leaves complete_result.
+        for kind in [ResultType::INPUT_REQUIRED, ResultType::TASK] {
+            let mut result = CallToolResult::success(Vec::new());
+            result.result_type = Some(kind.clone());
+            assert!(
+                matches!(complete_result(result), Err(ResponseError::Invalid(m)) if m.contains(kind.as_str())),
+                "{kind:?}"
+            );
+        }
     }
 
     #[test]

@@ -28,6 +28,32 @@ fn upstreams_end_on_stdin_eof() {
     wait_gone(&upstreams);
 }
 
+/// On stdin EOF the hub closes each upstream's stdin and gives it a grace period to finish
+/// before it ends the group: an upstream that does a little work after its server exits
+/// (here a wrapper that touches a marker 100 ms later) gets to do it.
+#[test]
+fn upstreams_get_a_grace_period_on_stdin_eof() {
+    let sandbox = Sandbox::new();
+    let marker = sandbox.path("finished");
+    let body = format!(
+        "[servers.slow_exit]\ncommand = \"sh\"\nargs = [\"-c\", \"\\\"$0\\\" fixture-server; sleep 0.1; touch \\\"$1\\\"\", FIXTURE, {}]\n",
+        toml_quoted(&marker.display().to_string())
+    );
+    let path = sandbox.config(&body);
+    let mut hub = Hub::spawn(&[&path], &[]);
+    hub.initialize();
+    hub.close_stdin();
+    assert!(hub.wait_exit().success());
+    assert!(
+        marker.exists(),
+        "the upstream was ended before it could finish after EOF"
+    );
+}
+
+fn toml_quoted(s: &str) -> String {
+    serde_json::to_string(s).expect("a string")
+}
+
 #[test]
 fn upstreams_end_on_sigterm() {
     let sandbox = Sandbox::new();
