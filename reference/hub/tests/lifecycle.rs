@@ -6,6 +6,7 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::{Hub, Sandbox, children, fixtures, wait_gone};
+use mcp_testkit::procs::{alive, wait_until};
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 
@@ -52,6 +53,71 @@ fn upstreams_get_a_grace_period_on_stdin_eof() {
 
 fn toml_quoted(s: &str) -> String {
     serde_json::to_string(s).expect("a string")
+}
+
+/// Reads the pid a wrapper upstream wrote to `path` (waits for the file, bounded).
+fn pid_from(path: &std::path::Path) -> i32 {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut pid = None;
+    assert!(
+        wait_until(deadline, || {
+            pid = std::fs::read_to_string(path)
+                .ok()
+                .and_then(|t| t.trim().parse().ok());
+            pid.is_some()
+        }),
+        "no pid in {}",
+        path.display()
+    );
+    pid.unwrap_or_default()
+}
+
+/// An upstream whose group outlives its MCP server (a wrapper that goes on after the server
+/// exited on EOF) is signalled after the grace period, so the hub still exits and nothing of
+/// that group is left.
+#[test]
+fn an_upstream_group_that_outlives_eof_is_ended() {
+    let sandbox = Sandbox::new();
+    let pidfile = sandbox.path("lingering.pid");
+    let body = format!(
+        "[servers.lingering]\ncommand = \"sh\"\nargs = [\"-c\", \"\\\"$0\\\" fixture-server; sleep 600 & echo $! > \\\"$1\\\"; wait\", FIXTURE, {}]\n",
+        toml_quoted(&pidfile.display().to_string())
+    );
+    let path = sandbox.config(&body);
+    let mut hub = Hub::spawn(&[&path], &[]);
+    hub.initialize();
+    hub.close_stdin();
+    assert!(hub.wait_exit().success());
+    let lingering = pid_from(&pidfile);
+    assert!(
+        wait_until(Instant::now() + Duration::from_secs(10), || !alive(
+            lingering
+        )),
+        "the upstream's sleep {lingering} outlived the hub"
+    );
+}
+
+/// An upstream omitted at startup is ended with its whole process group, not only the
+/// process the hub started: a descendant it left in the background does not survive.
+#[test]
+fn an_omitted_upstream_leaves_no_descendant() {
+    let sandbox = Sandbox::new();
+    let pidfile = sandbox.path("background.pid");
+    let body = format!(
+        "[servers.good]\ncommand = FIXTURE\nargs = [\"fixture-server\"]\n\n[servers.refuses]\ncommand = \"sh\"\nargs = [\"-c\", \"sleep 600 & echo $! > \\\"$1\\\"; exec \\\"$0\\\" fixture-server --fail-initialize\", FIXTURE, {}]\n",
+        toml_quoted(&pidfile.display().to_string())
+    );
+    let path = sandbox.config(&body);
+    let mut hub = Hub::spawn(&[&path], &[]);
+    hub.initialize();
+    hub.wait_stderr(&["instance_id=refuses", "omitted"]);
+    let background = pid_from(&pidfile);
+    assert!(
+        wait_until(Instant::now() + Duration::from_secs(10), || !alive(
+            background
+        )),
+        "the omitted upstream's background process {background} survived"
+    );
 }
 
 #[test]
@@ -154,23 +220,31 @@ fn no_usable_upstream_is_a_startup_error() {
 fn upstream_stderr_is_relayed_with_the_instance_id_unless_disabled() {
     let sandbox = Sandbox::new();
     let path = sandbox.config(
-        r#"
+        &r#"
 [servers.loud]
 prefix = "loud"
 command = FIXTURE
 args = ["fixture-server", "--stderr-line", "loud diagnostics"]
+
+[servers.long]
+prefix = "long"
+command = FIXTURE
+args = ["fixture-server", "--stderr-line", "LONGLINE"]
 
 [servers.quiet]
 prefix = "quiet"
 stderr = false
 command = FIXTURE
 args = ["fixture-server", "--stderr-line", "quiet diagnostics"]
-"#,
+"#
+        .replace("LONGLINE", &"x".repeat(4000)),
     );
     let mut hub = Hub::spawn(&[&path], &[]);
     hub.initialize();
     let line = hub.wait_stderr(&["loud diagnostics"]);
     assert!(line.contains("instance_id=loud"), "{line}");
+    // Long lines are relayed whole, up to the relay's limit (64 KiB).
+    hub.wait_stderr(&["instance_id=long", &"x".repeat(4000)]);
     assert!(line.contains("mcp_hub::upstream_stderr"), "{line}");
     hub.close_stdin();
     hub.wait_stderr(&["client closed stdin"]);
