@@ -368,6 +368,9 @@ async fn list_tools(session: &Session) -> Result<Vec<Map<String, Value>>, StepEr
 }
 
 #[cfg(test)]
+mod pages_tests;
+
+#[cfg(test)]
 mod probe_tests {
     use std::sync::Arc;
 
