@@ -120,6 +120,32 @@ fn an_omitted_upstream_leaves_no_descendant() {
     );
 }
 
+/// An upstream that dies after startup is reported as lost (WARN, with its instance id); the
+/// hub's own shutdown ending every upstream is not a loss and warns about none.
+#[test]
+fn a_lost_upstream_is_warned_about_a_shutdown_is_not() {
+    let sandbox = Sandbox::new();
+    let path = sandbox.config(
+        "[servers.fragile]\nprefix = \"fragile\"\ncommand = FIXTURE\nargs = [\"fixture-server\", \"--crash-after\", \"1\"]\n\n[servers.steady]\nprefix = \"steady\"\ncommand = FIXTURE\nargs = [\"fixture-server\"]\n",
+    );
+    let mut hub = Hub::spawn(&[&path], &[]);
+    hub.initialize();
+    hub.request(
+        "tools/call",
+        serde_json::json!({"name": "fragile.echo", "arguments": {"text": "last words"}}),
+    );
+    hub.wait_stderr(&["WARN", "instance_id=fragile", "upstream connection lost"]);
+    hub.close_stdin();
+    assert!(hub.wait_exit().success());
+    let lost: Vec<String> = hub
+        .stderr_text()
+        .lines()
+        .filter(|l| l.contains("upstream connection lost"))
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(lost.len(), 1, "{lost:#?}");
+}
+
 #[test]
 fn upstreams_end_on_sigterm() {
     let sandbox = Sandbox::new();
