@@ -38,6 +38,17 @@ async fn fake_upstream(
                 let answer = format!(r#"{{"jsonrpc":"2.0","result":{{"x":"{HUGE}"}},"id":{id}}}"#);
                 let _ = output.write_all(format!("{answer}\n").as_bytes()).await;
             }
+            // An oversized response whose id is sure but none of ours (the hub's ids are
+            // numbers), then the real answer.
+            (Some(id), Some("big_foreign_id")) => {
+                let foreign =
+                    format!(r#"{{"jsonrpc":"2.0","id":"not-ours","result":{{"x":"{HUGE}"}}}}"#);
+                let answer = json!({"jsonrpc": "2.0", "id": id,
+                    "result": {"content": [{"type": "text", "text": "ok"}]}});
+                let _ = output
+                    .write_all(format!("{foreign}\n{answer}\n").as_bytes())
+                    .await;
+            }
             (Some(id), Some("big_note")) => {
                 let note = format!(
                     r#"{{"jsonrpc":"2.0","method":"notifications/message","params":{{"data":"{HUGE}"}}}}"#
@@ -160,6 +171,17 @@ async fn an_oversized_response_fails_its_call_and_the_session_goes_on() {
         session.pending_calls(),
         1,
         "the other call is still pending"
+    );
+    // An oversized response with a sure id that names none of our calls fails nothing.
+    let call = session
+        .begin_call("big_foreign_id", None, None)
+        .expect("begin");
+    let line = call.response().await.expect("answer");
+    assert!(parse_response::<Value>(&line).is_ok(), "{line:?}");
+    assert_eq!(
+        session.pending_calls(),
+        1,
+        "the hanging call is still pending"
     );
     // An oversized notification fails nothing.
     let call = session.begin_call("big_note", None, None).expect("begin");
