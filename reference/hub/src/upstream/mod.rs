@@ -367,6 +367,17 @@ async fn list_tools(session: &Session) -> Result<Vec<Map<String, Value>>, StepEr
     Err(StepError::TooManyPages)
 }
 
+/// Every async test of the upstream layer runs under one deadline, so a wrong session (one
+/// that never writes a request or never routes an answer) fails in seconds instead of hanging
+/// the test run (and mutation testing's timeout).
+#[cfg(test)]
+async fn bounded(test: impl std::future::Future<Output = ()>) {
+    const DEADLINE: Duration = Duration::from_secs(30);
+    if tokio::time::timeout(DEADLINE, test).await.is_err() {
+        panic!("the test did not finish within {DEADLINE:?}: something waits forever");
+    }
+}
+
 #[cfg(test)]
 mod pages_tests;
 
@@ -429,52 +440,63 @@ mod probe_tests {
 
     #[tokio::test]
     async fn a_discover_result_with_a_modern_version_is_modern() {
-        let (outcome, requests) = run(vec![Some(json!({"result": {
-            "supportedVersions": ["2025-11-25", "2026-07-28"], "capabilities": {}}}))])
+        bounded(async {
+            let (outcome, requests) = run(vec![Some(json!({"result": {
+                "supportedVersions": ["2025-11-25", "2026-07-28"], "capabilities": {}}}))])
+            .await;
+            assert_eq!(outcome.ok(), Some(Probed::Modern("2026-07-28".into())));
+            let meta = &requests[0]["params"]["_meta"];
+            assert_eq!(meta[wire::META_PROTOCOL_VERSION], "2026-07-28");
+            assert_eq!(meta[wire::META_CLIENT_CAPABILITIES], json!({}));
+            assert_eq!(meta[wire::META_CLIENT_INFO]["name"], "mcp-hub");
+        })
         .await;
-        assert_eq!(outcome.ok(), Some(Probed::Modern("2026-07-28".into())));
-        let meta = &requests[0]["params"]["_meta"];
-        assert_eq!(meta[wire::META_PROTOCOL_VERSION], "2026-07-28");
-        assert_eq!(meta[wire::META_CLIENT_CAPABILITIES], json!({}));
-        assert_eq!(meta[wire::META_CLIENT_INFO]["name"], "mcp-hub");
     }
 
     #[tokio::test]
     async fn unsupported_version_is_retried_once_then_legacy_or_omitted() {
-        let retried = run(vec![
-            unsupported(json!(["2026-07-28"])),
-            Some(json!({"result": {"supportedVersions": ["2026-07-28"], "capabilities": {}}})),
-        ])
+        bounded(async {
+            let retried = run(vec![
+                unsupported(json!(["2026-07-28"])),
+                Some(json!({"result": {"supportedVersions": ["2026-07-28"], "capabilities": {}}})),
+            ])
+            .await;
+            assert_eq!(retried.0.ok(), Some(Probed::Modern("2026-07-28".into())));
+            assert_eq!(retried.1.len(), 2);
+            let looping = run(vec![
+                unsupported(json!(["2026-07-28"])),
+                unsupported(json!(["2026-07-28"])),
+            ])
+            .await;
+            assert!(matches!(looping.0, Err(StartError::NoCommonVersion(_))));
+            let legacy = run(vec![unsupported(json!(["2025-06-18"]))]).await;
+            assert_eq!(legacy.0.ok(), Some(Probed::Legacy));
+            let foreign = run(vec![unsupported(json!(["2099-01-01"]))]).await;
+            assert!(
+                matches!(foreign.0, Err(StartError::NoCommonVersion(v)) if v == ["2099-01-01"])
+            );
+        })
         .await;
-        assert_eq!(retried.0.ok(), Some(Probed::Modern("2026-07-28".into())));
-        assert_eq!(retried.1.len(), 2);
-        let looping = run(vec![
-            unsupported(json!(["2026-07-28"])),
-            unsupported(json!(["2026-07-28"])),
-        ])
-        .await;
-        assert!(matches!(looping.0, Err(StartError::NoCommonVersion(_))));
-        let legacy = run(vec![unsupported(json!(["2025-06-18"]))]).await;
-        assert_eq!(legacy.0.ok(), Some(Probed::Legacy));
-        let foreign = run(vec![unsupported(json!(["2099-01-01"]))]).await;
-        assert!(matches!(foreign.0, Err(StartError::NoCommonVersion(v)) if v == ["2099-01-01"]));
     }
 
     #[tokio::test]
     async fn any_other_error_a_malformed_answer_or_silence_is_legacy() {
-        for answer in [
-            Some(json!({"error": {"code": -32601, "message": "no"}})),
-            Some(json!({"error": {"code": -32602, "message": "no"}})),
-            Some(json!({"error": {"code": -32603, "message": "no"}})),
-            Some(json!({"result": {"unexpected": true}})),
-            None,
-        ] {
-            let (outcome, _) = run(vec![answer.clone()]).await;
-            assert_eq!(outcome.ok(), Some(Probed::Legacy), "{answer:?}");
-        }
-        let legacy_only = run(vec![Some(json!({"result": {
-            "supportedVersions": ["2025-11-25"], "capabilities": {}}}))])
+        bounded(async {
+            for answer in [
+                Some(json!({"error": {"code": -32601, "message": "no"}})),
+                Some(json!({"error": {"code": -32602, "message": "no"}})),
+                Some(json!({"error": {"code": -32603, "message": "no"}})),
+                Some(json!({"result": {"unexpected": true}})),
+                None,
+            ] {
+                let (outcome, _) = run(vec![answer.clone()]).await;
+                assert_eq!(outcome.ok(), Some(Probed::Legacy), "{answer:?}");
+            }
+            let legacy_only = run(vec![Some(json!({"result": {
+                "supportedVersions": ["2025-11-25"], "capabilities": {}}}))])
+            .await;
+            assert_eq!(legacy_only.0.ok(), Some(Probed::Legacy));
+        })
         .await;
-        assert_eq!(legacy_only.0.ok(), Some(Probed::Legacy));
     }
 }

@@ -55,29 +55,32 @@ fn names(tools: &[Map<String, Value>]) -> Vec<String> {
 
 #[tokio::test]
 async fn every_page_is_listed_and_an_empty_cursor_ends_the_list() {
-    let (session, mut seen) = paged_upstream(vec![
-        (
-            None,
-            json!({"tools": [tool("a"), tool("b")], "nextCursor": "page-2"}),
-        ),
-        (
-            Some("page-2"),
-            json!({"tools": [tool("c")], "nextCursor": "page-3"}),
-        ),
-        (
-            Some("page-3"),
-            json!({"tools": [tool("d")], "nextCursor": ""}),
-        ),
-    ]);
-    let tools = list_tools(&session).await.map_err(|_| "list_tools failed");
-    session.close();
-    assert_eq!(
-        tools.map(|t| names(&t)),
-        Ok(vec!["a".into(), "b".into(), "c".into(), "d".into()])
-    );
-    let mut cursors = Vec::new();
-    while let Ok(message) = seen.try_recv() {
-        cursors.push(message["params"]["cursor"].clone());
-    }
-    assert_eq!(cursors, [Value::Null, json!("page-2"), json!("page-3")]);
+    bounded(async {
+        let (session, mut seen) = paged_upstream(vec![
+            (
+                None,
+                json!({"tools": [tool("a"), tool("b")], "nextCursor": "page-2"}),
+            ),
+            (
+                Some("page-2"),
+                json!({"tools": [tool("c")], "nextCursor": "page-3"}),
+            ),
+            (
+                Some("page-3"),
+                json!({"tools": [tool("d")], "nextCursor": ""}),
+            ),
+        ]);
+        let tools = list_tools(&session).await.map_err(|_| "list_tools failed");
+        session.close();
+        assert_eq!(
+            tools.map(|t| names(&t)),
+            Ok(vec!["a".into(), "b".into(), "c".into(), "d".into()])
+        );
+        let mut cursors = Vec::new();
+        while let Ok(message) = seen.try_recv() {
+            cursors.push(message["params"]["cursor"].clone());
+        }
+        assert_eq!(cursors, [Value::Null, json!("page-2"), json!("page-3")]);
+    })
+    .await;
 }

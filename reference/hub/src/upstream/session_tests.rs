@@ -8,6 +8,7 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream};
 use tokio::sync::mpsc;
 
 use super::*;
+use crate::upstream::bounded;
 use crate::upstream::wire::parse_response;
 
 /// A fake upstream: answers `tools/call` of `echo` at once, never answers `hang`, and
@@ -85,63 +86,75 @@ fn session() -> (Arc<Session>, mpsc::UnboundedReceiver<Value>) {
 
 #[tokio::test]
 async fn answered_calls_leave_nothing_behind() {
-    let (session, _notes) = session();
-    for _ in 0..1000 {
-        let call = session.begin_call("echo", None, None).expect("begin");
-        let line = call.response().await.expect("answer");
-        let result: Value = parse_response(&line).expect("result");
-        assert_eq!(result["content"][0]["text"], "ok");
-        assert_eq!(session.pending_calls(), 0);
-    }
+    bounded(async {
+        let (session, _notes) = session();
+        for _ in 0..1000 {
+            let call = session.begin_call("echo", None, None).expect("begin");
+            let line = call.response().await.expect("answer");
+            let result: Value = parse_response(&line).expect("result");
+            assert_eq!(result["content"][0]["text"], "ok");
+            assert_eq!(session.pending_calls(), 0);
+        }
+    })
+    .await;
 }
 
 #[tokio::test]
 async fn abandoned_calls_leave_nothing_behind() {
-    let (session, _notes) = session();
-    let call = session.begin_call("hang", None, None).expect("begin");
-    let waited = tokio::time::timeout(Duration::from_millis(20), call.response()).await;
-    assert!(waited.is_err(), "hang never answers");
-    assert_eq!(session.pending_calls(), 0);
+    bounded(async {
+        let (session, _notes) = session();
+        let call = session.begin_call("hang", None, None).expect("begin");
+        let waited = tokio::time::timeout(Duration::from_millis(20), call.response()).await;
+        assert!(waited.is_err(), "hang never answers");
+        assert_eq!(session.pending_calls(), 0);
+    })
+    .await;
 }
 
 #[tokio::test]
 async fn a_cancellation_is_forwarded_once_with_the_upstream_id() {
-    let (session, mut notes) = session();
-    let mut call = session.begin_call("hang", None, None).expect("begin");
-    let id = call.id();
-    call.send().await.expect("sent");
-    assert!(
-        session
-            .cancel(id, Some("bored".into()), Some(json!({"k": 1})))
-            .await
-    );
-    assert_eq!(call.response().await, Err(SessionError::Cancelled));
-    assert!(!session.cancel(id, None, None).await, "repeated");
-    assert!(!session.cancel(id + 100, None, None).await, "unknown");
-    let note = notes.recv().await.expect("notification");
-    assert_eq!(
-        note,
-        json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
-               "params": {"requestId": id, "reason": "bored", "_meta": {"k": 1}}})
-    );
-    assert_eq!(session.pending_calls(), 0);
+    bounded(async {
+        let (session, mut notes) = session();
+        let mut call = session.begin_call("hang", None, None).expect("begin");
+        let id = call.id();
+        call.send().await.expect("sent");
+        assert!(
+            session
+                .cancel(id, Some("bored".into()), Some(json!({"k": 1})))
+                .await
+        );
+        assert_eq!(call.response().await, Err(SessionError::Cancelled));
+        assert!(!session.cancel(id, None, None).await, "repeated");
+        assert!(!session.cancel(id + 100, None, None).await, "unknown");
+        let note = notes.recv().await.expect("notification");
+        assert_eq!(
+            note,
+            json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                   "params": {"requestId": id, "reason": "bored", "_meta": {"k": 1}}})
+        );
+        assert_eq!(session.pending_calls(), 0);
+    })
+    .await;
 }
 
 #[tokio::test]
 async fn a_closed_session_fails_waiting_and_new_calls() {
-    let (session, _notes) = session();
-    let mut call = session.begin_call("hang", None, None).expect("begin");
-    call.send().await.expect("sent");
-    session.close();
-    assert!(matches!(
-        call.response().await,
-        Err(SessionError::Closed(_))
-    ));
-    assert!(matches!(
-        session.begin_call("echo", None, None),
-        Err(SessionError::Closed(_))
-    ));
-    assert_eq!(session.pending_calls(), 0);
+    bounded(async {
+        let (session, _notes) = session();
+        let mut call = session.begin_call("hang", None, None).expect("begin");
+        call.send().await.expect("sent");
+        session.close();
+        assert!(matches!(
+            call.response().await,
+            Err(SessionError::Closed(_))
+        ));
+        assert!(matches!(
+            session.begin_call("echo", None, None),
+            Err(SessionError::Closed(_))
+        ));
+        assert_eq!(session.pending_calls(), 0);
+    })
+    .await;
 }
 
 /// The JSON-RPC error a call got.
@@ -155,50 +168,53 @@ async fn rpc_error(call: Call<'_>) -> crate::upstream::wire::RpcError {
 
 #[tokio::test]
 async fn an_oversized_response_fails_its_call_and_the_session_goes_on() {
-    let (session, _notes) = session();
-    let hang = session.begin_call("hang", None, None).expect("begin");
-    let mut hang = hang;
-    hang.send().await.expect("sent");
-    // The id is read from the line's start: only that call fails.
-    let e = rpc_error(session.begin_call("big", None, None).expect("begin")).await;
-    assert_eq!(e.code, -32603);
-    assert!(
-        e.message.contains("longer than 4096 bytes"),
-        "{}",
-        e.message
-    );
-    assert_eq!(
-        session.pending_calls(),
-        1,
-        "the other call is still pending"
-    );
-    // An oversized response with a sure id that names none of our calls fails nothing.
-    let call = session
-        .begin_call("big_foreign_id", None, None)
-        .expect("begin");
-    let line = call.response().await.expect("answer");
-    assert!(parse_response::<Value>(&line).is_ok(), "{line:?}");
-    assert_eq!(
-        session.pending_calls(),
-        1,
-        "the hanging call is still pending"
-    );
-    // An oversized notification fails nothing.
-    let call = session.begin_call("big_note", None, None).expect("begin");
-    let line = call.response().await.expect("answer");
-    assert!(parse_response::<Value>(&line).is_ok());
-    // No id in the line's start: every pending call fails (the one it answered among them).
-    let e = rpc_error(
-        session
-            .begin_call("big_id_last", None, None)
-            .expect("begin"),
-    )
+    bounded(async {
+        let (session, _notes) = session();
+        let hang = session.begin_call("hang", None, None).expect("begin");
+        let mut hang = hang;
+        hang.send().await.expect("sent");
+        // The id is read from the line's start: only that call fails.
+        let e = rpc_error(session.begin_call("big", None, None).expect("begin")).await;
+        assert_eq!(e.code, -32603);
+        assert!(
+            e.message.contains("longer than 4096 bytes"),
+            "{}",
+            e.message
+        );
+        assert_eq!(
+            session.pending_calls(),
+            1,
+            "the other call is still pending"
+        );
+        // An oversized response with a sure id that names none of our calls fails nothing.
+        let call = session
+            .begin_call("big_foreign_id", None, None)
+            .expect("begin");
+        let line = call.response().await.expect("answer");
+        assert!(parse_response::<Value>(&line).is_ok(), "{line:?}");
+        assert_eq!(
+            session.pending_calls(),
+            1,
+            "the hanging call is still pending"
+        );
+        // An oversized notification fails nothing.
+        let call = session.begin_call("big_note", None, None).expect("begin");
+        let line = call.response().await.expect("answer");
+        assert!(parse_response::<Value>(&line).is_ok());
+        // No id in the line's start: every pending call fails (the one it answered among them).
+        let e = rpc_error(
+            session
+                .begin_call("big_id_last", None, None)
+                .expect("begin"),
+        )
+        .await;
+        assert_eq!(e.code, -32603);
+        assert_eq!(rpc_error(hang).await.code, -32603);
+        assert_eq!(session.pending_calls(), 0);
+        // And the session serves on.
+        let call = session.begin_call("echo", None, None).expect("begin");
+        let result: Value = parse_response(&call.response().await.expect("answer")).expect("ok");
+        assert_eq!(result["content"][0]["text"], "ok");
+    })
     .await;
-    assert_eq!(e.code, -32603);
-    assert_eq!(rpc_error(hang).await.code, -32603);
-    assert_eq!(session.pending_calls(), 0);
-    // And the session serves on.
-    let call = session.begin_call("echo", None, None).expect("begin");
-    let result: Value = parse_response(&call.response().await.expect("answer")).expect("ok");
-    assert_eq!(result["content"][0]["text"], "ok");
 }
