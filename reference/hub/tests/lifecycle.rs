@@ -72,6 +72,14 @@ fn pid_from(path: &std::path::Path) -> i32 {
     pid.unwrap_or_default()
 }
 
+/// Waits (bounded) for `pid` to end; fails with `what` if it does not.
+fn assert_ends(pid: i32, what: &str) {
+    assert!(
+        wait_until(Instant::now() + Duration::from_secs(10), || !alive(pid)),
+        "{what} (pid {pid})"
+    );
+}
+
 /// An upstream whose group outlives its MCP server (a wrapper that goes on after the server
 /// exited on EOF) is signalled after the grace period, so the hub still exits and nothing of
 /// that group is left.
@@ -88,13 +96,7 @@ fn an_upstream_group_that_outlives_eof_is_ended() {
     hub.initialize();
     hub.close_stdin();
     assert!(hub.wait_exit().success());
-    let lingering = pid_from(&pidfile);
-    assert!(
-        wait_until(Instant::now() + Duration::from_secs(10), || !alive(
-            lingering
-        )),
-        "the upstream's sleep {lingering} outlived the hub"
-    );
+    assert_ends(pid_from(&pidfile), "the upstream's sleep outlived the hub");
 }
 
 /// An upstream omitted at startup is ended with its whole process group, not only the
@@ -111,12 +113,9 @@ fn an_omitted_upstream_leaves_no_descendant() {
     let mut hub = Hub::spawn(&[&path], &[]);
     hub.initialize();
     hub.wait_stderr(&["instance_id=refuses", "omitted"]);
-    let background = pid_from(&pidfile);
-    assert!(
-        wait_until(Instant::now() + Duration::from_secs(10), || !alive(
-            background
-        )),
-        "the omitted upstream's background process {background} survived"
+    assert_ends(
+        pid_from(&pidfile),
+        "the omitted upstream's background process survived",
     );
 }
 

@@ -85,6 +85,7 @@ impl Selection {
     fn from_args(args: &[OsString]) -> Self {
         let mut ignored = false;
         let mut filters = Vec::new();
+        let mut skips = Vec::new();
         let mut exact = false;
         let mut list = false;
         let mut iter = args.iter().map(|a| a.to_string_lossy().into_owned());
@@ -93,23 +94,25 @@ impl Selection {
                 "--ignored" | "--include-ignored" => ignored = true,
                 "--list" => list = true,
                 "--exact" => exact = true,
+                "--skip" => skips.extend(iter.next()),
                 // libtest options that take a value: skip it.
-                "--skip" | "--test-threads" | "--format" | "--color" | "--logfile"
-                | "--report-time" | "-Z" => {
+                "--test-threads" | "--format" | "--color" | "--logfile" | "--report-time"
+                | "-Z" => {
                     iter.next();
                 }
                 a if a.starts_with('-') => {}
                 filter => filters.push(filter.to_owned()),
             }
         }
-        let selected = filters.is_empty()
-            || filters.iter().any(|f| {
-                if exact {
-                    f == TEST_NAME
-                } else {
-                    TEST_NAME.contains(f.as_str())
-                }
-            });
+        let matches = |f: &String| {
+            if exact {
+                f == TEST_NAME
+            } else {
+                TEST_NAME.contains(f.as_str())
+            }
+        };
+        let selected =
+            (filters.is_empty() || filters.iter().any(matches)) && !skips.iter().any(matches);
         if list {
             Self::List
         } else if !selected {
@@ -242,6 +245,14 @@ mod tests {
         ));
         assert!(matches!(
             sel(&["--include-ignored", "--skip", "x", "--exact", "oracle"]),
+            Selection::Skip("filtered out")
+        ));
+        assert_eq!(
+            sel(&["--include-ignored", "--skip", "crash"]),
+            Selection::Run
+        );
+        assert!(matches!(
+            sel(&["--include-ignored", "--skip", "oracle"]),
             Selection::Skip("filtered out")
         ));
         assert_eq!(sel(&["--list", "--format", "terse"]), Selection::List);
