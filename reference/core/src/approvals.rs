@@ -55,8 +55,6 @@ pub const MAX_RECORDS: usize = 10_000;
 pub const MAX_STORE_BYTES: usize = 16 * 1024 * 1024;
 /// The store format version.
 pub const STORE_VERSION: u32 = 1;
-/// A reasonable default time-to-live for new requests.
-pub const DEFAULT_TTL: Duration = Duration::from_secs(15 * 60);
 
 /// The approval store of one bound state root.
 #[derive(Clone)]
@@ -96,11 +94,6 @@ impl ApprovalStore {
     pub fn with_lock_timeout(mut self, timeout: Duration) -> Self {
         self.lock_timeout = timeout;
         self
-    }
-
-    /// The time-to-live of new requests.
-    pub fn ttl(&self) -> Duration {
-        self.ttl
     }
 
     /// The current time on the store's clock.

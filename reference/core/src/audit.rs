@@ -350,6 +350,9 @@ impl AuditLog {
     }
 }
 
+/// How much of the log `recent` reads at a time, from the end.
+const READ_CHUNK: u64 = 64 * 1024;
+
 /// Calls `f` with each non-empty line of the file at `path`, last line first, until `f`
 /// returns false. A missing file has no lines.
 fn for_each_line_rev(
@@ -357,7 +360,7 @@ fn for_each_line_rev(
     mut f: impl FnMut(&[u8]) -> bool,
 ) -> Result<(), AuditError> {
     use std::io::{Read, Seek, SeekFrom};
-    const CHUNK: u64 = 64 * 1024;
+    const CHUNK: u64 = READ_CHUNK;
     let mut file = match std::fs::File::open(path) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),

@@ -306,6 +306,39 @@ mod tests {
     }
 
     #[test]
+    fn parse_checks_every_field_at_its_edges() {
+        let ms = |s: &str| Timestamp::parse_rfc3339(s).map(Timestamp::unix_millis);
+        // The smallest and largest value of each field is accepted...
+        assert_eq!(ms("1970-01-01T00:00:00Z"), Ok(0));
+        assert_eq!(ms("1970-01-01t00:00:00z"), Ok(0));
+        assert_eq!(ms("1970-01-01 00:00:00-00:00"), Ok(0));
+        assert_eq!(ms("1970-12-31T23:59:59Z"), Ok(31_535_999_000));
+        assert_eq!(ms("1970-01-01T00:00:00.123456Z"), Ok(123));
+        assert_eq!(ms("1970-01-01T00:00:00.07Z"), Ok(70));
+        // ...and one past it is refused, as is any other separator.
+        for bad in [
+            "1970-00-01T00:00:00Z",
+            "1970-01-00T00:00:00Z",
+            "1970-01-32T00:00:00Z",
+            "1970-04-31T00:00:00Z",
+            "1970-01-01T24:00:00Z",
+            "1970-01-01T00:60:00Z",
+            "1970-01-01T00:00:60Z",
+            "1970/01-01T00:00:00Z",
+            "1970-01/01T00:00:00Z",
+            "1970-01-01X00:00:00Z",
+            "1970-01-01T00-00:00Z",
+            "1970-01-01T00:00-00Z",
+            "1970-01-01T00:00:00,5Z",
+            "1970-01-01T00:00:00Zjunk",
+            "197a-01-01T00:00:00Z",
+            "+970-01-01T00:00:00Z",
+        ] {
+            assert!(ms(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
     fn roundtrip_many() {
         let mut ms = -62_000_000_000_000i64;
         while ms < 253_000_000_000_000 {

@@ -300,3 +300,100 @@ fn protection_rules_bind_move_file_and_unknown_conditions_are_refused() {
     let policy = Policy::from_toml(text, &file, &Overrides::default(), Server::Files).unwrap();
     assert!(Organizer::new(policy, text).is_err());
 }
+
+#[test]
+fn list_files_names_subfolder_paths_and_treats_dot_as_the_workspace() {
+    let s = Setup::new();
+    s.write("inbox/a.txt", "a\n");
+    let o = s.organizer();
+    // Each entry of a subfolder carries its workspace-relative path, which move_file accepts.
+    fs::create_dir(s.ws("inbox/sub")).unwrap();
+    std::os::unix::fs::symlink("a.txt", s.ws("inbox/link")).unwrap();
+    let r = v(&o.list_files(Some("inbox")));
+    assert_eq!(r["ok"], true, "{r}");
+    let mut seen: Vec<(String, String)> = r["detail"]["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["path"].as_str().unwrap().into(),
+                e["kind"].as_str().unwrap().into(),
+            )
+        })
+        .collect();
+    seen.sort();
+    let want = [
+        ("inbox/a.txt", "file"),
+        ("inbox/link", "symlink"),
+        ("inbox/sub", "dir"),
+    ];
+    let want: Vec<(String, String)> = want
+        .iter()
+        .map(|(p, k)| (p.to_string(), k.to_string()))
+        .collect();
+    assert_eq!(seen, want, "{r}");
+    let root = v(&o.list_files(None));
+    let named = |r: &Value| -> Vec<String> {
+        let mut n: Vec<String> = r["detail"]["entries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["path"].as_str().unwrap().to_string())
+            .collect();
+        n.sort();
+        n
+    };
+    assert!(named(&root).contains(&"report.pdf".to_string()), "{root}");
+    // "" and "." name the workspace, as no subdir does.
+    for subdir in ["", "."] {
+        let r = v(&o.list_files(Some(subdir)));
+        assert_eq!(r["ok"], true, "subdir {subdir:?}: {r}");
+        assert_eq!(named(&r), named(&root), "subdir {subdir:?}");
+    }
+}
+
+#[test]
+fn move_file_refuses_a_path_that_names_the_workspace_itself() {
+    let s = Setup::new();
+    let o = s.organizer();
+    let before = s.entries(".");
+    let ws = s.ws("");
+    let ws = ws.to_str().unwrap();
+    for (src, dest) in [(".", "moved"), ("report.pdf", "./"), (ws, "moved")] {
+        let r = v(&o.move_file(src, dest));
+        assert_eq!(r["ok"], false, "{src} -> {dest}: {r}");
+        assert_eq!(r["code"], "INVALID_REQUEST", "{src} -> {dest}: {r}");
+    }
+    assert_eq!(s.entries("."), before);
+}
+
+#[test]
+fn a_folder_refusal_names_the_folder_as_the_caller_wrote_it() {
+    let s = Setup::new();
+    let o = s.organizer();
+    let r = v(&o.move_file("report.pdf/x.txt", "y.txt"));
+    assert_eq!(r["ok"], false, "{r}");
+    assert!(
+        r.to_string().contains("\"report.pdf is not a folder"),
+        "{r}"
+    );
+}
+
+#[test]
+fn undo_refuses_when_a_folder_stands_where_the_file_was_moved() {
+    let s = Setup::new();
+    let o = s.organizer();
+    fs::create_dir(s.ws("Archive")).unwrap();
+    assert_eq!(
+        v(&o.move_file("report.pdf", "Archive/report.pdf"))["ok"],
+        true
+    );
+    fs::remove_file(s.ws("Archive/report.pdf")).unwrap();
+    fs::create_dir(s.ws("Archive/report.pdf")).unwrap();
+    let r = v(&o.undo_last_action());
+    assert_eq!(r["ok"], false, "{r}");
+    assert_eq!(r["code"], "CONFLICT", "{r}");
+    assert!(s.ws("Archive/report.pdf").is_dir());
+    assert!(!s.ws("report.pdf").exists());
+}

@@ -115,6 +115,52 @@ fn oversized_details_are_replaced_by_a_marker() {
 }
 
 #[test]
+fn bounds_are_exact_at_their_edges() {
+    // Containers: exactly MAX_CONTAINER_ITEMS kept whole; beyond, cut with the count left out.
+    let arr = |n: usize| Value::Array((0..n).map(|i| json!(i)).collect());
+    let obj = |n: usize| Value::Object((0..n).map(|i| (format!("k{i}"), json!(i))).collect());
+    assert_eq!(
+        bound_details(&arr(MAX_CONTAINER_ITEMS)),
+        arr(MAX_CONTAINER_ITEMS)
+    );
+    let cut = bound_details(&arr(MAX_CONTAINER_ITEMS + 2));
+    assert_eq!(cut.as_array().unwrap().len(), MAX_CONTAINER_ITEMS + 1);
+    assert_eq!(cut[MAX_CONTAINER_ITEMS], "[2 more items]");
+    assert_eq!(
+        bound_details(&obj(MAX_CONTAINER_ITEMS)),
+        obj(MAX_CONTAINER_ITEMS)
+    );
+    let cut = bound_details(&obj(MAX_CONTAINER_ITEMS + 3));
+    assert_eq!(cut.as_object().unwrap().len(), MAX_CONTAINER_ITEMS + 1);
+    assert_eq!(cut["_truncated_members"], 3);
+    // Depth counts arrays as it counts objects: MAX_DETAILS_DEPTH levels kept, the next replaced.
+    let (mut deep, mut want) = (json!(1), json!("[too deep]"));
+    for _ in 0..=MAX_DETAILS_DEPTH {
+        deep = json!([deep]);
+    }
+    for _ in 0..MAX_DETAILS_DEPTH {
+        want = json!([want]);
+    }
+    assert_eq!(bound_details(&deep), want);
+    // Size: exactly MAX_DETAILS_BYTES serialized is kept; one byte more is replaced.
+    let sized = |total: usize| {
+        let mut v: Vec<Value> = (0..16).map(|_| json!("x".repeat(500))).collect();
+        v.push(json!(""));
+        let base = Value::Array(v.clone()).to_string().len();
+        v[16] = json!("x".repeat(total - base));
+        Value::Array(v)
+    };
+    let at = sized(MAX_DETAILS_BYTES);
+    assert_eq!(at.to_string().len(), MAX_DETAILS_BYTES);
+    assert_eq!(bound_details(&at), at);
+    let over = bound_details(&sized(MAX_DETAILS_BYTES + 1));
+    assert_eq!(
+        over,
+        json!({ "truncated": true, "original_bytes": MAX_DETAILS_BYTES + 1 })
+    );
+}
+
+#[test]
 fn recent_is_chronological_and_filterable() {
     let e = env();
     assert!(e.log.recent(10).unwrap().is_empty());
@@ -163,6 +209,38 @@ fn recent_reads_long_logs_backwards_across_chunks() {
         .unwrap();
     f.write_all(br#"{"trace_id":"tail"}"#).unwrap();
     assert_eq!(traces(&e.log.recent(1).unwrap()), ["tail"]);
+}
+
+#[test]
+fn recent_reads_a_line_break_that_opens_a_chunk() {
+    // The first read chunk starts exactly at the newline that ends the first line.
+    let e = env();
+    let first = r#"{"trace_id":"first"}"#;
+    let mut rest = String::new();
+    let mut n = 0;
+    while rest.len() < READ_CHUNK as usize - 1 {
+        let left = READ_CHUNK as usize - 1 - rest.len();
+        let line = format!(r#"{{"trace_id":"t{n}","pad":""}}"#);
+        let pad = if left > 1000 + line.len() {
+            1000
+        } else {
+            left - line.len() - 1
+        };
+        rest.push_str(&format!(
+            r#"{{"trace_id":"t{n}","pad":"{}"}}"#,
+            "p".repeat(pad)
+        ));
+        rest.push('\n');
+        n += 1;
+    }
+    assert_eq!(rest.len(), READ_CHUNK as usize - 1);
+    let path = e.state.audit_path();
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, format!("{first}\n{rest}")).unwrap();
+    let all = e.log.recent(10_000).unwrap();
+    let mut want = vec!["first".to_string()];
+    want.extend((0..n).map(|i| format!("t{i}")));
+    assert_eq!(traces(&all), want);
 }
 
 #[test]
@@ -237,6 +315,22 @@ fn compaction_refuses_malformed_content_and_changes_nothing() {
     f.write_all(b"\n\n").unwrap();
     let r = e.log.compact_keep_last(10, false).unwrap();
     assert_eq!(r.total, 2);
+}
+
+#[test]
+fn an_unreadable_log_is_an_error_not_an_empty_one() {
+    // No log yet is an empty one.
+    let e = env();
+    assert!(e.log.recent(10).unwrap().is_empty());
+    assert_eq!(e.log.compact_keep_last(1, false).unwrap().total, 0);
+    // A log that cannot be opened (a symlink to itself: ELOOP) is an error, never "empty":
+    // an operator must not be told there is nothing to audit.
+    let path = e.state.audit_path();
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(&path, &path).unwrap();
+    assert!(e.log.recent(10).is_err());
+    assert!(e.log.compact_keep_last(1, false).is_err());
+    assert!(e.log.compact_keep_last(1, true).is_err());
 }
 
 #[test]
