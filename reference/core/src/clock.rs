@@ -315,6 +315,9 @@ mod tests {
         assert_eq!(ms("1970-12-31T23:59:59Z"), Ok(31_535_999_000));
         assert_eq!(ms("1970-01-01T00:00:00.123456Z"), Ok(123));
         assert_eq!(ms("1970-01-01T00:00:00.07Z"), Ok(70));
+        // Leap years: every fourth, but not centuries, but every fourth century.
+        assert!(ms("2000-02-29T00:00:00Z").is_ok() && ms("2400-02-29T00:00:00Z").is_ok());
+        assert!(ms("1900-02-29T00:00:00Z").is_err() && ms("2100-02-29T00:00:00Z").is_err());
         // ...and one past it is refused, as is any other separator.
         for bad in [
             "1970-00-01T00:00:00Z",
@@ -330,6 +333,7 @@ mod tests {
             "1970-01-01T00-00:00Z",
             "1970-01-01T00:00-00Z",
             "1970-01-01T00:00:00,5Z",
+            "1970-01-01T00:00:00.5",
             "1970-01-01T00:00:00Zjunk",
             "197a-01-01T00:00:00Z",
             "+970-01-01T00:00:00Z",

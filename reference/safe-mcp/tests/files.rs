@@ -397,3 +397,17 @@ fn undo_refuses_when_a_folder_stands_where_the_file_was_moved() {
     assert!(s.ws("Archive/report.pdf").is_dir());
     assert!(!s.ws("report.pdf").exists());
 }
+
+#[test]
+fn an_unreadable_journal_refuses_every_move_and_is_left_alone() {
+    let s = Setup::new();
+    // A journal that cannot be read (here a folder in its place) is not an empty one: the
+    // undo history it holds would be lost on the next save.
+    fs::create_dir(s.path("state/journal.json")).unwrap();
+    let o = s.organizer();
+    let r = v(&o.move_file("report.pdf", "moved.pdf"));
+    assert_eq!(r["ok"], false, "{r}");
+    assert_eq!(s.read("report.pdf").as_deref(), Some("report\n"));
+    assert!(!s.ws("moved.pdf").exists());
+    assert!(s.path("state/journal.json").is_dir());
+}

@@ -196,3 +196,27 @@ fn a_completed_transition_is_journaled_without_pending() {
     assert!(j.get("pending").is_none(), "{j}");
     assert_eq!(j["undo"][0]["moves"].as_array().unwrap().len(), 4);
 }
+
+#[test]
+fn recovery_moves_back_files_only() {
+    let s = Setup::new();
+    // Killed after moving a; since then a folder was made where c would have gone, and c
+    // itself was removed. Only a, which the journal moved, goes back; the folder stays.
+    s.put("Documents/a.txt");
+    s.put("b.txt");
+    fs::create_dir_all(s.ws("Documents/c.txt")).unwrap();
+    s.put("d.txt");
+    let p = plan(&NAMES);
+    s.write_journal(&json!({
+        "undo": [], "redo": [],
+        "pending": {"transition": "new", "action": p, "renames": p["moves"]}
+    }));
+    s.organizer().recover();
+    assert!(s.at("a.txt") && !s.at("Documents/a.txt"));
+    assert!(
+        s.ws("Documents/c.txt").is_dir(),
+        "a folder is never moved back"
+    );
+    assert!(!s.at("c.txt"));
+    assert!(s.journal().get("pending").is_none());
+}

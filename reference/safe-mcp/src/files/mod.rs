@@ -14,6 +14,8 @@ mod race_hook;
 #[cfg(test)]
 mod race_tests;
 pub mod rules;
+#[cfg(test)]
+mod rules_tests;
 
 use std::collections::HashMap;
 use std::os::fd::OwnedFd;
