@@ -315,6 +315,17 @@ mod tests {
         assert_eq!(ms("1970-12-31T23:59:59Z"), Ok(31_535_999_000));
         assert_eq!(ms("1970-01-01T00:00:00.123456Z"), Ok(123));
         assert_eq!(ms("1970-01-01T00:00:00.07Z"), Ok(70));
+        // Days at the edges of the calendar's 400-year eras format back as they were read.
+        for t in [
+            "2000-02-29T12:00:00.000Z",
+            "2000-03-01T00:00:00.000Z",
+            "1600-02-29T23:59:59.999Z",
+            "2400-02-29T00:00:00.000Z",
+            "1999-12-31T23:59:59.999Z",
+            "2100-03-01T00:00:00.000Z",
+        ] {
+            assert_eq!(Timestamp::parse_rfc3339(t).unwrap().to_rfc3339(), t);
+        }
         // Leap years: every fourth, but not centuries, but every fourth century.
         assert!(ms("2000-02-29T00:00:00Z").is_ok() && ms("2400-02-29T00:00:00Z").is_ok());
         assert!(ms("1900-02-29T00:00:00Z").is_err() && ms("2100-02-29T00:00:00Z").is_err());

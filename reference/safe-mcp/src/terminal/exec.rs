@@ -237,4 +237,48 @@ mod tests {
         );
         assert!(resolve_program("bin/sh", &env).is_none());
     }
+
+    #[test]
+    fn lookup_skips_folders_and_files_that_are_not_executable() {
+        let dir = tempfile::tempdir().unwrap();
+        let (folder, plain, runnable) = (
+            dir.path().join("a"),
+            dir.path().join("b"),
+            dir.path().join("c"),
+        );
+        for d in [&folder, &plain, &runnable] {
+            std::fs::create_dir(d).unwrap();
+        }
+        std::fs::create_dir(folder.join("tool")).unwrap();
+        std::fs::write(plain.join("tool"), "#!/bin/sh\n").unwrap();
+        std::fs::write(runnable.join("tool"), "#!/bin/sh\n").unwrap();
+        let mode = |p: &Path, m: u32| {
+            std::fs::set_permissions(p, std::fs::Permissions::from_mode(m)).unwrap();
+        };
+        mode(&folder.join("tool"), 0o755);
+        mode(&plain.join("tool"), 0o644);
+        mode(&runnable.join("tool"), 0o700);
+        let path = [&folder, &plain, &runnable]
+            .map(|d| d.display().to_string())
+            .join(":");
+        let env = BTreeMap::from([("PATH".to_string(), path)]);
+        assert_eq!(resolve_program("tool", &env), Some(runnable.join("tool")));
+        assert_eq!(
+            resolve_program(plain.join("tool").to_str().unwrap(), &env),
+            None
+        );
+        assert_eq!(
+            resolve_program(folder.join("tool").to_str().unwrap(), &env),
+            None
+        );
+    }
+
+    #[test]
+    fn a_cut_never_splits_a_character() {
+        // "é" is two bytes: a cut inside it moves back to the character's start.
+        assert_eq!(prefix("aé", 2), "a");
+        assert_eq!(prefix("aé", 3), "aé");
+        assert_eq!(prefix("a€", 3), "a");
+        assert_eq!(prefix("a€", 9), "a€");
+    }
 }
