@@ -24,6 +24,8 @@ fn allowlisted_runs_and_nonzero_exit_is_still_ok() {
     assert_eq!(r["reason"], "'cat' is allowed");
     assert_eq!(r["detail"]["exit_code"], 0);
     assert_eq!(r["detail"]["stdout"], "demo file\n");
+    // No process was left behind, so none was killed and the field is left out.
+    assert!(r["detail"].get("descendants_killed").is_none(), "{r}");
     let r = s.run("false");
     assert_eq!(
         (r["ok"].clone(), r["code"].clone()),
@@ -176,6 +178,8 @@ fn a_hung_command_times_out_and_leaves_no_descendant() {
         .parse()
         .unwrap();
     assert!(!alive(pid), "grandchild {pid} survived the timeout");
+    let killed = r["detail"]["descendants_killed"].as_u64();
+    assert!(killed.is_some_and(|n| n >= 1), "the grandchild is counted: {r}");
 }
 
 #[test]
