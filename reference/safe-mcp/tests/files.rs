@@ -364,6 +364,9 @@ fn move_file_refuses_a_path_that_names_the_workspace_itself() {
         let r = v(&o.move_file(src, dest));
         assert_eq!(r["ok"], false, "{src} -> {dest}: {r}");
         assert_eq!(r["code"], "INVALID_REQUEST", "{src} -> {dest}: {r}");
+        // The reason says why, rather than that something does not exist.
+        let reason = r["reason"].as_str().unwrap();
+        assert!(reason.contains("names the workspace itself"), "{src} -> {dest}: {r}");
     }
     assert_eq!(s.entries("."), before);
 }
