@@ -404,13 +404,21 @@ fn undo_refuses_when_a_folder_stands_where_the_file_was_moved() {
 #[test]
 fn an_unreadable_journal_refuses_every_move_and_is_left_alone() {
     let s = Setup::new();
-    // A journal that cannot be read (here a folder in its place) is not an empty one: the
-    // undo history it holds would be lost on the next save.
-    fs::create_dir(s.path("state/journal.json")).unwrap();
+    // A journal that cannot be read is not an empty one: the undo history it holds would be
+    // lost on the next save. Here it cannot be opened (a symlink to itself: ELOOP; running
+    // as root, permissions would not stop a read), and a folder in its place.
+    let journal = s.path("state/journal.json");
+    std::os::unix::fs::symlink(&journal, &journal).unwrap();
     let o = s.organizer();
     let r = v(&o.move_file("report.pdf", "moved.pdf"));
     assert_eq!(r["ok"], false, "{r}");
     assert_eq!(s.read("report.pdf").as_deref(), Some("report\n"));
     assert!(!s.ws("moved.pdf").exists());
-    assert!(s.path("state/journal.json").is_dir());
+    assert!(fs::symlink_metadata(&journal).unwrap().file_type().is_symlink());
+    fs::remove_file(&journal).unwrap();
+    fs::create_dir(&journal).unwrap();
+    let r = v(&o.move_file("report.pdf", "moved.pdf"));
+    assert_eq!(r["ok"], false, "{r}");
+    assert_eq!(s.read("report.pdf").as_deref(), Some("report\n"));
+    assert!(journal.is_dir());
 }
