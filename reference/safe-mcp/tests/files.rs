@@ -366,7 +366,10 @@ fn move_file_refuses_a_path_that_names_the_workspace_itself() {
         assert_eq!(r["code"], "INVALID_REQUEST", "{src} -> {dest}: {r}");
         // The reason says why, rather than that something does not exist.
         let reason = r["reason"].as_str().unwrap();
-        assert!(reason.contains("names the workspace itself"), "{src} -> {dest}: {r}");
+        assert!(
+            reason.contains("names the workspace itself"),
+            "{src} -> {dest}: {r}"
+        );
     }
     assert_eq!(s.entries("."), before);
 }
@@ -414,7 +417,12 @@ fn an_unreadable_journal_refuses_every_move_and_is_left_alone() {
     assert_eq!(r["ok"], false, "{r}");
     assert_eq!(s.read("report.pdf").as_deref(), Some("report\n"));
     assert!(!s.ws("moved.pdf").exists());
-    assert!(fs::symlink_metadata(&journal).unwrap().file_type().is_symlink());
+    assert!(
+        fs::symlink_metadata(&journal)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
     fs::remove_file(&journal).unwrap();
     fs::create_dir(&journal).unwrap();
     let r = v(&o.move_file("report.pdf", "moved.pdf"));

@@ -179,7 +179,10 @@ fn a_hung_command_times_out_and_leaves_no_descendant() {
         .unwrap();
     assert!(!alive(pid), "grandchild {pid} survived the timeout");
     let killed = r["detail"]["descendants_killed"].as_u64();
-    assert!(killed.is_some_and(|n| n >= 1), "the grandchild is counted: {r}");
+    assert!(
+        killed.is_some_and(|n| n >= 1),
+        "the grandchild is counted: {r}"
+    );
 }
 
 #[test]

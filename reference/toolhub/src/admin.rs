@@ -472,3 +472,6 @@ fn prune_audit(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests;
