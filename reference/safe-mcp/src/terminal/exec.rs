@@ -275,10 +275,14 @@ mod tests {
 
     #[test]
     fn a_cut_never_splits_a_character() {
-        // "é" is two bytes: a cut inside it moves back to the character's start.
-        assert_eq!(prefix("aé", 2), "a");
-        assert_eq!(prefix("aé", 3), "aé");
-        assert_eq!(prefix("a€", 3), "a");
-        assert_eq!(prefix("a€", 9), "a€");
+        // "é" is two bytes: a cut inside it moves back to the character's start. On a thread
+        // with a deadline, so a cut that never finds a boundary fails instead of hanging.
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let cuts = [prefix("aé", 2), prefix("aé", 3), prefix("a€", 3), prefix("a€", 9)];
+            let _ = tx.send(cuts.map(str::to_string));
+        });
+        let cuts = rx.recv_timeout(Duration::from_secs(10)).expect("prefix returned");
+        assert_eq!(cuts, ["a", "aé", "a", "a€"]);
     }
 }
