@@ -97,7 +97,13 @@ mod tests {
     fn ttl_parsing() {
         assert_eq!(parse_ttl(None).ok(), Some(DEFAULT_APPROVAL_TTL));
         assert_eq!(parse_ttl(Some("2")).ok(), Some(Duration::from_secs(2)));
-        for bad in ["0", "-1", "abc", "", "1.5", "99999999999"] {
+        // At most one week, as the README says (not the constant: the number itself).
+        assert_eq!(
+            parse_ttl(Some("604800")).ok(),
+            Some(Duration::from_secs(604_800))
+        );
+        assert_eq!(DEFAULT_APPROVAL_TTL, Duration::from_secs(900));
+        for bad in ["0", "-1", "abc", "", "1.5", "99999999999", "604801"] {
             assert!(parse_ttl(Some(bad)).is_err(), "{bad}");
         }
     }

@@ -346,4 +346,12 @@ fn operator_prunes_are_dry_runs_unless_applied() {
     sb.admin(&["prune", "audit", "--keep-last", "0", "--apply"], "")
         .success();
     assert_eq!(count(&mut s), 0);
+    // A prune that removed nothing changed nothing, and records nothing either.
+    sb.admin(
+        &["prune", "approvals", "--older-than-days", "0", "--apply"],
+        "",
+    )
+    .success()
+    .stdout(predicate::str::contains("removed 0 "));
+    assert_eq!(count(&mut s), 0);
 }

@@ -279,10 +279,17 @@ mod tests {
         // with a deadline, so a cut that never finds a boundary fails instead of hanging.
         let (tx, rx) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
-            let cuts = [prefix("aé", 2), prefix("aé", 3), prefix("a€", 3), prefix("a€", 9)];
+            let cuts = [
+                prefix("aé", 2),
+                prefix("aé", 3),
+                prefix("a€", 3),
+                prefix("a€", 9),
+            ];
             let _ = tx.send(cuts.map(str::to_string));
         });
-        let cuts = rx.recv_timeout(Duration::from_secs(10)).expect("prefix returned");
+        let cuts = rx
+            .recv_timeout(Duration::from_secs(10))
+            .expect("prefix returned");
         assert_eq!(cuts, ["a", "aé", "a", "a€"]);
     }
 }
