@@ -194,5 +194,35 @@ mod tests {
         assert_eq!(schema_digest(&a), schema_digest(&b));
         let c = json!({"type": "object", "properties": {"title": {"type": "integer"}}});
         assert_ne!(schema_digest(&a), schema_digest(&c));
+        // Only the maps of property names are exempt, not every object under a schema.
+        let items = json!({"items": {"type": "string", "description": "d"}});
+        assert_eq!(
+            normalize_schema(&items),
+            json!({"items": {"type": "string"}})
+        );
+    }
+
+    #[test]
+    fn pretty_sorts_keys_everywhere_and_ends_with_a_newline() {
+        let v = json!({"b": 1, "a": [{"d": 1, "c": 2}]});
+        assert_eq!(
+            pretty(&v),
+            "{\n  \"a\": [\n    {\n      \"c\": 2,\n      \"d\": 1\n    }\n  ],\n  \"b\": 1\n}\n"
+        );
+    }
+
+    #[test]
+    fn facts_keep_what_the_public_surface_file_states() {
+        let tools = [json!({
+            "name": "t",
+            "annotations": {"readOnlyHint": true},
+            "inputSchema": {"type": "object", "properties": {"b": {}, "a": {}}, "required": ["b"]},
+        })];
+        let f = facts(&surface_from_tools(&tools));
+        assert_eq!(f["contract_version"], CONTRACT_VERSION);
+        assert_eq!(f["tools"]["t"]["input"]["properties"], json!(["a", "b"]));
+        assert_eq!(f["tools"]["t"]["input"]["required"], json!(["b"]));
+        assert_eq!(f["tools"]["t"]["annotations"]["read_only_hint"], true);
+        assert!(f.get("note").is_none() && f["tools"]["t"].get("digest").is_none());
     }
 }

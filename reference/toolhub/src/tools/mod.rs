@@ -32,3 +32,31 @@ pub(crate) fn plausible_request_id(id: &str) -> bool {
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jail_failures_map_to_refused_conflict_or_failed() {
+        // A file that changed between the check and the write (a race the earlier hash check
+        // hides from any client) is a CONFLICT, as a changed file is everywhere else.
+        let changed = JailError::Conflict {
+            expected: Some("a".repeat(64)),
+            actual: None,
+        };
+        let (outcome, error) = jail_outcome(&changed);
+        assert_eq!(
+            (outcome, error.code.as_str(), error.retryable),
+            (Outcome::Conflict, "CONFLICT", false)
+        );
+        let io = JailError::Io {
+            op: "write",
+            reason: "disk full".into(),
+        };
+        let (outcome, error) = jail_outcome(&io);
+        assert_eq!((outcome, error.retryable), (Outcome::Failed, true));
+        let (outcome, error) = jail_outcome(&JailError::PathTraversal);
+        assert_eq!((outcome, error.retryable), (Outcome::Refused, false));
+    }
+}
