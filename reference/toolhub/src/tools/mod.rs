@@ -59,4 +59,16 @@ mod tests {
         let (outcome, error) = jail_outcome(&JailError::PathTraversal);
         assert_eq!((outcome, error.retryable), (Outcome::Refused, false));
     }
+
+    #[test]
+    fn only_plausible_ids_reach_the_store() {
+        let longest = "r".repeat(crate::limits::MAX_REQUEST_ID_CHARS);
+        for id in ["req_0123abcdef", "a-b_C", longest.as_str()] {
+            assert!(plausible_request_id(id), "{id}");
+        }
+        let too_long = "r".repeat(crate::limits::MAX_REQUEST_ID_CHARS + 1);
+        for id in ["", "../x", "req 1", "req\n", "réq", too_long.as_str()] {
+            assert!(!plausible_request_id(id), "{id:?}");
+        }
+    }
 }
