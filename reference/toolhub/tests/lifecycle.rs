@@ -78,6 +78,13 @@ fn write_lifecycle_with_the_admin_approving_on_stdin() {
     assert_eq!(again["outcome"], "APPROVAL_CONSUMED");
     assert_eq!(again["executed"], false);
     assert_eq!(again["trace_id"], json!(trace));
+    // A refused resume still names the request's file; an unknown request names none.
+    assert_eq!(again["path"], "notes.txt", "{again}");
+    let unknown = s.structured(
+        "filesystem.write_file_approved",
+        json!({"request_id": "req_0000"}),
+    );
+    assert_eq!(unknown["path"], "", "{unknown}");
     assert_eq!(status(&mut s, &rid)["outcome"], "APPROVAL_CONSUMED");
 
     // The audit trail of the lifecycle, under its trace id.
