@@ -26,6 +26,9 @@ use mcp_stdio_guard::{SessionEnd, serve_guarded_with};
 
 /// How long an upstream gets to exit after its stdin closes (and again after SIGTERM).
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(1);
+/// How long, after the upstreams ended, the hub waits for their readers to see the end of
+/// their output (a pipe some other process still holds open does not keep the hub waiting).
+const READER_GRACE: Duration = Duration::from_millis(500);
 /// Exit code of startup failures (no usable tools, ambiguous or invalid inventory).
 pub const EXIT_STARTUP: u8 = 1;
 
@@ -187,6 +190,9 @@ impl Fleet {
             .into_iter()
             .map(|p| p.shutdown(SHUTDOWN_GRACE));
         futures::future::join_all(ends).await;
+        // Every process group has ended, so each reader is at (or near) the end of its pipe.
+        let readers = self.sessions.iter().map(|s| s.reader_ended(READER_GRACE));
+        futures::future::join_all(readers).await;
     }
 }
 

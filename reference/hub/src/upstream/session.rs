@@ -71,6 +71,8 @@ pub struct Session {
     closing: AtomicBool,
     ready: AtomicBool,
     stop_writer: Mutex<Option<oneshot::Sender<()>>>,
+    /// The reader task, awaited at shutdown so what it logs about the end is logged.
+    reader: Mutex<Option<tokio::task::JoinHandle<()>>>,
     /// Set once the upstream is known to be modern: the `_meta` keys every request carries.
     modern: OnceLock<(String, Map<String, Value>)>,
 }
@@ -119,10 +121,15 @@ impl Session {
             closing: AtomicBool::new(false),
             ready: AtomicBool::new(false),
             stop_writer: Mutex::new(Some(stop_tx)),
+            reader: Mutex::new(None),
             modern: OnceLock::new(),
         });
         tokio::spawn(write_lines(Arc::downgrade(&session), rx, stop_rx, stdin));
-        tokio::spawn(read_lines(session.clone(), stdout, limit));
+        let reader = tokio::spawn(read_lines(session.clone(), stdout, limit));
+        *session
+            .reader
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(reader);
         session
     }
 
@@ -267,6 +274,19 @@ impl Session {
             .take();
         if let Some(stop) = stop {
             let _ = stop.send(());
+        }
+    }
+
+    /// Waits, at most `within`, for the reader to see the end of the upstream's output (its
+    /// process has ended): the hub then exits after the session's last word, not before.
+    pub async fn reader_ended(&self, within: std::time::Duration) {
+        let reader = self
+            .reader
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some(reader) = reader {
+            let _ = tokio::time::timeout(within, reader).await;
         }
     }
 
