@@ -362,3 +362,41 @@ fn operator_prunes_are_dry_runs_unless_applied() {
     .stdout(predicate::str::contains("removed 0 "));
     assert_eq!(count(&mut s), 0);
 }
+
+#[test]
+fn stops_are_audited_under_their_trace() {
+    let sb = Sandbox::new();
+    sb.write("notes.txt", "v1\n");
+    let mut s = sb.server();
+    s.initialize();
+    let events = |s: &mut Server, trace: &Value| -> Vec<(String, String)> {
+        s.structured("toolhub.audit_recent", json!({"limit": 500}))["events"]
+            .as_array()
+            .expect("events")
+            .iter()
+            .filter(|e| &e["trace_id"] == trace)
+            .map(|e| {
+                let text = |k: &str| e[k].as_str().unwrap_or_default().to_string();
+                (text("event"), text("outcome"))
+            })
+            .collect()
+    };
+    let refused = s.structured(
+        "filesystem.write_file",
+        json!({"path": "../outside.txt", "content": "x"}),
+    );
+    assert_eq!(refused["outcome"], "REFUSED", "{refused}");
+    assert_eq!(
+        events(&mut s, &refused["trace_id"]),
+        [("operation.refused".to_string(), "REFUSED".to_string())]
+    );
+    let conflict = s.structured(
+        "filesystem.write_file",
+        json!({"path": "notes.txt", "content": "v2\n", "expected_hash": "0".repeat(64)}),
+    );
+    assert_eq!(conflict["outcome"], "CONFLICT", "{conflict}");
+    assert_eq!(
+        events(&mut s, &conflict["trace_id"]),
+        [("operation.conflict".to_string(), "CONFLICT".to_string())]
+    );
+}
