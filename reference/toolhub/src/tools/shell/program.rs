@@ -134,3 +134,38 @@ fn is_executable_file(p: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt;
     std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The limits as numbers (the README's), not as the constants: a changed limit fails here.
+    #[test]
+    fn arguments_and_timeout_are_bounded() {
+        let code = |args: &[String], timeout: u32| {
+            check_args_and_timeout(args, timeout)
+                .err()
+                .map(|stop| stop.error.code)
+        };
+        let at_size = vec!["a".repeat(1024); 256];
+        assert_eq!(code(&at_size, 30), None, "256 KiB in total");
+        let mut over_size = at_size.clone();
+        over_size.push("b".into());
+        assert_eq!(code(&over_size, 30).as_deref(), Some(codes::ARGS_TOO_LARGE));
+        assert_eq!(
+            code(&vec![String::new(); 1024], 30),
+            None,
+            "1,024 arguments"
+        );
+        let too_many = vec![String::new(); 1025];
+        assert_eq!(code(&too_many, 30).as_deref(), Some(codes::ARGS_TOO_LARGE));
+        assert_eq!(code(&[], 3600), None);
+        for bad in [0, 3601] {
+            assert_eq!(
+                code(&[], bad).as_deref(),
+                Some(codes::INVALID_TIMEOUT),
+                "{bad}"
+            );
+        }
+    }
+}
