@@ -248,8 +248,8 @@ fn undo_redo_and_the_journal_survives_a_restart() {
     assert_eq!(s.read("report.pdf").as_deref(), Some("report\n"));
 }
 
-#[test]
-fn undo_never_overwrites_a_newcomer() {
+/// A setup where `move_file` has just moved report.pdf into Archive/ (the action to undo).
+fn archived() -> (Setup, Organizer) {
     let s = Setup::new();
     let o = s.organizer();
     fs::create_dir(s.ws("Archive")).unwrap();
@@ -257,6 +257,12 @@ fn undo_never_overwrites_a_newcomer() {
         v(&o.move_file("report.pdf", "Archive/report.pdf"))["ok"],
         true
     );
+    (s, o)
+}
+
+#[test]
+fn undo_never_overwrites_a_newcomer() {
+    let (s, o) = archived();
     s.write("report.pdf", "newcomer\n");
     let r = v(&o.undo_last_action());
     assert_eq!(r["ok"], false);
@@ -388,13 +394,7 @@ fn a_folder_refusal_names_the_folder_as_the_caller_wrote_it() {
 
 #[test]
 fn undo_refuses_when_a_folder_stands_where_the_file_was_moved() {
-    let s = Setup::new();
-    let o = s.organizer();
-    fs::create_dir(s.ws("Archive")).unwrap();
-    assert_eq!(
-        v(&o.move_file("report.pdf", "Archive/report.pdf"))["ok"],
-        true
-    );
+    let (s, o) = archived();
     fs::remove_file(s.ws("Archive/report.pdf")).unwrap();
     fs::create_dir(s.ws("Archive/report.pdf")).unwrap();
     let r = v(&o.undo_last_action());

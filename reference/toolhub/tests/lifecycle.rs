@@ -30,16 +30,22 @@ fn submit_write(s: &mut Server, path: &str, content: &str) -> (String, String) {
     (rid, r["trace_id"].as_str().expect("trace").to_string())
 }
 
+/// A workspace holding notes.txt ("v1\n") and an initialized server over it.
+fn notes_v1() -> (Sandbox, Server) {
+    let sb = Sandbox::new();
+    sb.write("notes.txt", "v1\n");
+    let mut s = sb.server();
+    s.initialize();
+    (sb, s)
+}
+
 fn status(s: &mut Server, rid: &str) -> Value {
     s.structured("toolhub.request_status", json!({"request_id": rid}))
 }
 
 #[test]
 fn write_lifecycle_with_the_admin_approving_on_stdin() {
-    let sb = Sandbox::new();
-    sb.write("notes.txt", "v1\n");
-    let mut s = sb.server();
-    s.initialize();
+    let (sb, mut s) = notes_v1();
     let (rid, trace) = submit_write(&mut s, "notes.txt", "v2\n");
 
     let st = status(&mut s, &rid);
@@ -114,10 +120,7 @@ fn write_lifecycle_with_the_admin_approving_on_stdin() {
 
 #[test]
 fn wrong_confirmation_and_rejection_change_nothing() {
-    let sb = Sandbox::new();
-    sb.write("notes.txt", "v1\n");
-    let mut s = sb.server();
-    s.initialize();
+    let (sb, mut s) = notes_v1();
     let (rid, trace) = submit_write(&mut s, "notes.txt", "v2\n");
     for answer in ["approve\n", "APPROVE \n", "yes\n", ""] {
         sb.admin(&["approve", &rid], answer)
@@ -138,10 +141,7 @@ fn wrong_confirmation_and_rejection_change_nothing() {
 
 #[test]
 fn conflicts_at_submission_and_after_approval() {
-    let sb = Sandbox::new();
-    sb.write("notes.txt", "v1\n");
-    let mut s = sb.server();
-    s.initialize();
+    let (sb, mut s) = notes_v1();
     let r = s.structured(
         "filesystem.write_file",
         json!({"path": "notes.txt", "content": "v2\n", "expected_hash": sha256("other")}),
@@ -322,10 +322,7 @@ fn capabilities() {
 
 #[test]
 fn operator_prunes_are_dry_runs_unless_applied() {
-    let sb = Sandbox::new();
-    sb.write("notes.txt", "v1\n");
-    let mut s = sb.server();
-    s.initialize();
+    let (sb, mut s) = notes_v1();
     let (rid, _) = submit_write(&mut s, "notes.txt", "v2\n");
     sb.admin(&["reject", &rid], "").success();
     sb.admin(&["prune", "approvals", "--older-than-days", "0"], "")
@@ -365,10 +362,7 @@ fn operator_prunes_are_dry_runs_unless_applied() {
 
 #[test]
 fn stops_are_audited_under_their_trace() {
-    let sb = Sandbox::new();
-    sb.write("notes.txt", "v1\n");
-    let mut s = sb.server();
-    s.initialize();
+    let (_sb, mut s) = notes_v1();
     let events = |s: &mut Server, trace: &Value| -> Vec<(String, String)> {
         s.structured("toolhub.audit_recent", json!({"limit": 500}))["events"]
             .as_array()
