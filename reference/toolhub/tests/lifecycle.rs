@@ -394,3 +394,33 @@ fn stops_are_audited_under_their_trace() {
         [("operation.conflict".to_string(), "CONFLICT".to_string())]
     );
 }
+
+#[test]
+fn a_new_file_s_parent_is_checked_at_submission() {
+    let (sb, mut s) = notes_v1();
+    std::fs::create_dir_all(sb.workspace.join("sub/deeper")).expect("mkdir");
+    std::os::unix::fs::symlink(sb.workspace.join("sub"), sb.workspace.join("link"))
+        .expect("symlink");
+    let mut submit = |path: &str, create_parents: Option<bool>| {
+        let mut args = json!({"path": path, "content": "new\n"});
+        if let Some(c) = create_parents {
+            args["create_parents"] = json!(c);
+        }
+        let r = s.structured("filesystem.write_file", args);
+        match r["outcome"].as_str() {
+            Some("REFUSED") => r["error"]["code"].as_str().unwrap_or_default().to_string(),
+            other => other.unwrap_or_default().to_string(),
+        }
+    };
+    // Refused before any approval is asked for, so no human approves a write that cannot be.
+    assert_eq!(submit("missing/new.txt", None), "PARENT_NOT_FOUND");
+    assert_eq!(submit("missing/new.txt", Some(false)), "PARENT_NOT_FOUND");
+    assert_eq!(submit("notes.txt/new.txt", None), "NOT_A_DIRECTORY");
+    assert_eq!(submit("link/new.txt", None), "SYMLINK_REFUSED");
+    assert_eq!(submit("link/new.txt", Some(true)), "SYMLINK_REFUSED");
+    // An existing folder at any depth, or a missing one with create_parents, is fine.
+    assert_eq!(submit("sub/new.txt", None), "APPROVAL_REQUIRED");
+    assert_eq!(submit("sub/deeper/new.txt", None), "APPROVAL_REQUIRED");
+    assert_eq!(submit("missing/new.txt", Some(true)), "APPROVAL_REQUIRED");
+    assert_eq!(submit("top.txt", None), "APPROVAL_REQUIRED");
+}
