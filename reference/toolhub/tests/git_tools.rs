@@ -253,6 +253,26 @@ fn large_output_is_bounded_with_the_marker() {
 }
 
 #[test]
+fn totals_from_a_cut_listing_are_absent_not_wrong() {
+    require_git!();
+    // 1,400 changed files with long names: the --numstat listing alone passes the 256 KiB
+    // capture, so its totals would be counted from part of it.
+    let repo = committed();
+    let name = |i: usize| format!("f{i:04}{}.txt", "x".repeat(215));
+    for i in 0..1_400 {
+        repo.write(&name(i), "old\n");
+    }
+    repo.git(&["add", "-A"]);
+    repo.commit("many");
+    for i in 0..1_400 {
+        repo.write(&name(i), "new\n");
+    }
+    let d = repo.hub().git_diff(GitDiffInput::default()).expect("diff");
+    assert!(d.raw.ends_with(" output bytes]"), "the diff is cut too");
+    assert_eq!((d.additions, d.deletions, d.binary), (None, None, None));
+}
+
+#[test]
 fn each_call_is_audited_without_output() {
     require_git!();
     let repo = committed();
