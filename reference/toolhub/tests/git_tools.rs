@@ -239,6 +239,24 @@ fn broken_or_unneutralisable_configuration_fails_without_leaking_the_root() {
 }
 
 #[test]
+fn a_configuration_too_long_to_read_whole_fails_closed() {
+    require_git!();
+    // 1,400 long variable names: `git config --name-only --list` passes the 256 KiB capture,
+    // and a driver listed after the cut could not be neutralised. Git is not run.
+    let repo = committed();
+    let config = repo.ws().join(".git/config");
+    let mut text = std::fs::read_to_string(&config).expect("config");
+    text.push_str("[pad]\n");
+    for i in 0..1_400 {
+        text.push_str(&format!("\tv{i:04}{} = 1\n", "x".repeat(195)));
+    }
+    std::fs::write(&config, text).expect("write");
+    let (code, message) = refused_code(repo.hub().git_status());
+    assert_eq!(code, codes::GIT_FAILED);
+    assert!(message.contains("git was not run"), "{message}");
+}
+
+#[test]
 fn large_output_is_bounded_with_the_marker() {
     require_git!();
     let repo = committed();

@@ -136,8 +136,29 @@ fn is_executable_file(p: &Path) -> bool {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_cwd_is_an_existing_folder_reached_without_symlinks() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("sub")).unwrap();
+        std::fs::write(dir.path().join("file"), "x").unwrap();
+        std::os::unix::fs::symlink(dir.path().join("sub"), dir.path().join("link")).unwrap();
+        let ws = Workspace::open(dir.path().to_str().unwrap()).unwrap();
+        let code = |raw: &str| check_cwd(&ws, raw).err().map(|stop| stop.error.code);
+        assert_eq!(code("link").as_deref(), Some("SYMLINK_REFUSED"));
+        assert_eq!(code("file").as_deref(), Some(codes::NOT_A_DIRECTORY));
+        assert_eq!(
+            check_cwd(&ws, "sub").map(|c| c.shown()).ok().as_deref(),
+            Some("sub")
+        );
+        assert_eq!(
+            check_cwd(&ws, "").map(|c| c.shown()).ok().as_deref(),
+            Some(".")
+        );
+    }
 
     /// The limits as numbers (the README's), not as the constants: a changed limit fails here.
     #[test]
