@@ -160,6 +160,47 @@ mod tests {
         );
     }
 
+    #[test]
+    fn only_executable_regular_files_are_programs() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let (plain, runnable, folder) = (
+            dir.path().join("plain"),
+            dir.path().join("run"),
+            dir.path().join("dir"),
+        );
+        std::fs::write(&plain, "#!/bin/sh\n").unwrap();
+        std::fs::write(&runnable, "#!/bin/sh\n").unwrap();
+        std::fs::create_dir(&folder).unwrap();
+        std::fs::set_permissions(&plain, std::fs::Permissions::from_mode(0o644)).unwrap();
+        std::fs::set_permissions(&runnable, std::fs::Permissions::from_mode(0o700)).unwrap();
+        assert!(is_executable_file(&runnable));
+        assert!(!is_executable_file(&plain));
+        assert!(
+            !is_executable_file(&folder),
+            "a folder is searchable, not runnable"
+        );
+        assert!(!is_executable_file(&dir.path().join("missing")));
+    }
+
+    #[test]
+    fn a_program_is_a_non_empty_name_without_nul() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = Workspace::open(dir.path().to_str().unwrap()).unwrap();
+        let Ok(cwd) = check_cwd(&ws, "") else {
+            panic!("the root is a cwd")
+        };
+        for bad in ["", "a\0b"] {
+            let code = resolve(bad, &cwd).err().map(|stop| stop.error.code);
+            assert_eq!(code.as_deref(), Some(codes::INVALID_PROGRAM), "{bad:?}");
+        }
+        // A missing program is refused; failing to read one is a failure, not a refusal.
+        let missing = identity_stop(&IdentityError::NotFound(PathBuf::from("nope")));
+        assert_eq!(missing.outcome, Outcome::Refused);
+        let unreadable = identity_stop(&IdentityError::Io(std::io::Error::other("EIO")));
+        assert_eq!(unreadable.outcome, Outcome::Failed);
+    }
+
     /// The limits as numbers (the README's), not as the constants: a changed limit fails here.
     #[test]
     fn arguments_and_timeout_are_bounded() {
