@@ -424,3 +424,47 @@ fn a_new_file_s_parent_is_checked_at_submission() {
     assert_eq!(submit("missing/new.txt", Some(true)), "APPROVAL_REQUIRED");
     assert_eq!(submit("top.txt", None), "APPROVAL_REQUIRED");
 }
+
+#[test]
+fn an_approved_run_audits_its_capture_counters() {
+    // "... with exact total/retained/dropped byte counters recorded as bounded audit metadata"
+    let (sb, mut s) = notes_v1();
+    let r = s.structured(
+        "shell.run",
+        json!({"program": "/bin/sh", "args": ["-c", "printf 12345; printf ab >&2"]}),
+    );
+    assert_eq!(r["outcome"], "APPROVAL_REQUIRED", "{r}");
+    let rid = r["approval"]["request_id"]
+        .as_str()
+        .expect("rid")
+        .to_string();
+    sb.admin(&["approve", &rid], "APPROVE\n").success();
+    let done = s.structured("shell.run_approved", json!({"request_id": rid}));
+    assert_eq!(done["outcome"], "SUCCEEDED", "{done}");
+    let audit = s.structured("toolhub.audit_recent", json!({"limit": 50}));
+    let capture = audit["events"]
+        .as_array()
+        .expect("events")
+        .iter()
+        .find_map(|e| e["details"].get("capture"))
+        .expect("an event with the capture counters")
+        .clone();
+    let counters = |stream: &str| {
+        let c = &capture[stream];
+        (
+            c["total_bytes"].clone(),
+            c["retained_bytes"].clone(),
+            c["dropped_bytes"].clone(),
+        )
+    };
+    assert_eq!(
+        counters("stdout"),
+        (json!(5), json!(5), json!(0)),
+        "{capture}"
+    );
+    assert_eq!(
+        counters("stderr"),
+        (json!(2), json!(2), json!(0)),
+        "{capture}"
+    );
+}
