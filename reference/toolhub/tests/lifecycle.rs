@@ -467,4 +467,13 @@ fn an_approved_run_audits_its_capture_counters() {
         (json!(2), json!(2), json!(0)),
         "{capture}"
     );
+    // A refused resume echoes the stored request; an unknown one has none to echo.
+    let again = s.structured("shell.run_approved", json!({"request_id": rid}));
+    assert_eq!(again["outcome"], "APPROVAL_CONSUMED", "{again}");
+    assert_eq!(again["program"], "/bin/sh", "{again}");
+    assert_eq!(again["args"], json!(["-c", "printf 12345; printf ab >&2"]));
+    assert_eq!(again["cwd"], ".");
+    let unknown = s.structured("shell.run_approved", json!({"request_id": "req_0000"}));
+    assert_eq!(unknown["program"], "", "{unknown}");
+    assert_eq!(unknown["risk_reason"], "unknown request", "{unknown}");
 }
