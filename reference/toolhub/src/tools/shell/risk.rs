@@ -156,6 +156,34 @@ mod tests {
     }
 
     #[test]
+    fn the_intrinsic_prints_the_running_version() {
+        assert_eq!(
+            intrinsic_stdout(),
+            format!("mcp-toolhub {}\n", mcp_safety_core::VERSION)
+        );
+        assert!(!mcp_safety_core::VERSION.is_empty());
+    }
+
+    #[test]
+    fn the_high_reason_says_why_git_differs_from_a_shell() {
+        let why = |given: &str| classify(given, Path::new(given), false).1;
+        for git in ["git", "/usr/bin/git", "git2.43"] {
+            assert!(
+                why(git).contains("generic git can run"),
+                "{git}: {}",
+                why(git)
+            );
+        }
+        for other in ["sh", "python3.12", "/usr/bin/env"] {
+            assert!(
+                why(other).contains("runs whatever code"),
+                "{other}: {}",
+                why(other)
+            );
+        }
+    }
+
+    #[test]
     fn only_the_exact_intrinsic_is_low() {
         assert!(is_intrinsic("mcp-toolhub", &s(&["--version"])));
         assert!(!is_intrinsic("mcp-toolhub", &s(&["--version", "x"])));
