@@ -39,6 +39,19 @@ fn notes_v1() -> (Sandbox, Server) {
     (sb, s)
 }
 
+/// Submits `args` to `tool`, which must answer APPROVAL_REQUIRED, and has the operator
+/// approve it; returns the request id.
+fn approved(sb: &Sandbox, s: &mut Server, tool: &str, args: Value) -> String {
+    let r = s.structured(tool, args);
+    assert_eq!(r["outcome"], "APPROVAL_REQUIRED", "{r}");
+    let rid = r["approval"]["request_id"]
+        .as_str()
+        .expect("rid")
+        .to_string();
+    sb.admin(&["approve", &rid], "APPROVE\n").success();
+    rid
+}
+
 fn status(s: &mut Server, rid: &str) -> Value {
     s.structured("toolhub.request_status", json!({"request_id": rid}))
 }
@@ -151,16 +164,8 @@ fn conflicts_at_submission_and_after_approval() {
     assert!(r.get("approval").is_none());
     assert!(r["error"]["code"].is_string());
 
-    let r = s.structured(
-        "filesystem.write_file",
-        json!({"path": "notes.txt", "content": "v2\n", "expected_hash": sha256("v1\n")}),
-    );
-    assert_eq!(r["outcome"], "APPROVAL_REQUIRED", "{r}");
-    let rid = r["approval"]["request_id"]
-        .as_str()
-        .expect("rid")
-        .to_string();
-    sb.admin(&["approve", &rid], "APPROVE\n").success();
+    let args = json!({"path": "notes.txt", "content": "v2\n", "expected_hash": sha256("v1\n")});
+    let rid = approved(&sb, &mut s, "filesystem.write_file", args);
     sb.write("notes.txt", "changed by someone else\n");
     let r = s.structured("filesystem.write_file_approved", json!({"request_id": rid}));
     assert_eq!(r["outcome"], "CONFLICT", "{r}");
@@ -429,16 +434,8 @@ fn a_new_file_s_parent_is_checked_at_submission() {
 fn an_approved_run_audits_its_capture_counters() {
     // "... with exact total/retained/dropped byte counters recorded as bounded audit metadata"
     let (sb, mut s) = notes_v1();
-    let r = s.structured(
-        "shell.run",
-        json!({"program": "/bin/sh", "args": ["-c", "printf 12345; printf ab >&2"]}),
-    );
-    assert_eq!(r["outcome"], "APPROVAL_REQUIRED", "{r}");
-    let rid = r["approval"]["request_id"]
-        .as_str()
-        .expect("rid")
-        .to_string();
-    sb.admin(&["approve", &rid], "APPROVE\n").success();
+    let args = json!({"program": "/bin/sh", "args": ["-c", "printf 12345; printf ab >&2"]});
+    let rid = approved(&sb, &mut s, "shell.run", args);
     let done = s.structured("shell.run_approved", json!({"request_id": rid}));
     assert_eq!(done["outcome"], "SUCCEEDED", "{done}");
     let audit = s.structured("toolhub.audit_recent", json!({"limit": 50}));
