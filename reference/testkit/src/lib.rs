@@ -2,6 +2,8 @@
 //! so each crate's tests drive real server processes the same way instead of carrying their
 //! own copy of the plumbing.
 //!
+//! - [`bins`]: another workspace package's binaries, found where the workspace build left
+//!   them (never built from inside a test).
 //! - [`lines`]: a JSON-RPC line client over a spawned server (stdout read on a thread, every
 //!   wait a deadline on a channel).
 //! - [`procs`]: the probe process tree (plain, `setsid`'d and TERM-ignoring descendants, each
@@ -11,6 +13,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+pub mod bins;
 pub mod lines;
 pub mod oracle;
 pub mod procs;

@@ -7,10 +7,11 @@
 
 mod common;
 
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use common::{SERVER, Sandbox};
+use mcp_testkit::bins::workspace_bin;
 use mcp_testkit::lines::LineClient;
 use mcp_testkit::procs::{PROBE_TREE_SCRIPT, alive, probe_pids, wait_until};
 use serde_json::{Value, json};
@@ -123,27 +124,6 @@ fn sigkill_of_the_server_ends_the_tree() {
     check("KILL");
 }
 
-/// `mcp-hub`, next to `mcp-toolhub` in the same target directory, built here under cargo so
-/// it is never stale.
-fn hub_bin() -> std::path::PathBuf {
-    let dir = std::path::Path::new(SERVER).parent().unwrap();
-    if let (Some(cargo), Some(target)) = (std::env::var_os("CARGO"), dir.parent()) {
-        let profile = match dir.file_name().and_then(|n| n.to_str()) {
-            Some("debug") | None => "dev".to_owned(),
-            Some(other) => other.to_owned(),
-        };
-        let status = Command::new(cargo)
-            .args(["build", "--quiet", "-p", "mcp-hub", "--bin", "mcp-hub"])
-            .args(["--profile", &profile, "--target-dir"])
-            .arg(target)
-            .stdout(Stdio::null())
-            .status()
-            .unwrap();
-        assert!(status.success(), "building mcp-hub failed");
-    }
-    dir.join("mcp-hub")
-}
-
 /// SIGKILL of `mcp-hub` (which gives its upstreams a parent-death SIGKILL) reaches the
 /// whole tree of a command ToolHub runs behind it.
 #[test]
@@ -164,7 +144,7 @@ fn sigkill_of_the_hub_ends_the_tree_of_its_toolhub_upstream() {
         ),
     )
     .unwrap();
-    let mut cmd = Command::new(hub_bin());
+    let mut cmd = Command::new(workspace_bin("mcp-hub", SERVER));
     cmd.arg(&config)
         .env_remove("MCP_HUB_CONFIG")
         .env_remove("RUST_LOG")

@@ -11,56 +11,28 @@ use std::sync::mpsc::{Receiver, channel};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
+use mcp_testkit::bins::workspace_bin;
 use serde_json::{Value, json};
 
 pub const HUB: &str = env!("CARGO_BIN_EXE_mcp-hub");
 pub const DEADLINE: Duration = Duration::from_secs(10);
 
 /// The `mcp-conformance` binary (its `fixture-server` is the upstream of these tests).
-/// `MCP_CONFORMANCE_BIN` wins; otherwise see [`sibling_bin`].
 pub fn conformance() -> &'static Path {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
-    BIN.get_or_init(|| match std::env::var_os("MCP_CONFORMANCE_BIN") {
-        Some(bin) => PathBuf::from(bin),
-        None => sibling_bin("mcp-conformance", "mcp-conformance"),
-    })
+    BIN.get_or_init(|| workspace_bin("mcp-conformance", HUB))
 }
 
 /// The `mcp-toolhub` binary, for the aggregation example.
 pub fn toolhub() -> &'static Path {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
-    BIN.get_or_init(|| sibling_bin("mcp-toolhub", "mcp-toolhub"))
+    BIN.get_or_init(|| workspace_bin("mcp-toolhub", HUB))
 }
 
 /// The `safe-mcp` binary (`safe-mcp terminal`, `safe-mcp files`), for the aggregation example.
 pub fn safe_mcp() -> &'static Path {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
-    BIN.get_or_init(|| sibling_bin("safe-mcp", "safe-mcp"))
-}
-
-/// Binary `bin` of workspace package `package`, next to `mcp-hub`. `cargo test --workspace`
-/// builds it anyway; under cargo (`cargo test -p mcp-hub` on a clean clone) it is built here,
-/// once per test binary, into the same target directory and profile, so it is never stale.
-fn sibling_bin(package: &str, bin: &str) -> PathBuf {
-    let hub = Path::new(HUB);
-    let dir = hub.parent().expect("mcp-hub has a directory");
-    if let (Some(cargo), Some(target)) = (std::env::var_os("CARGO"), dir.parent()) {
-        let profile = match dir.file_name().and_then(|n| n.to_str()) {
-            Some("debug") | None => "dev".to_owned(),
-            Some(other) => other.to_owned(),
-        };
-        let status = Command::new(cargo)
-            .args(["build", "--quiet", "-p", package, "--bin", bin])
-            .args(["--profile", &profile, "--target-dir"])
-            .arg(target)
-            .stdout(Stdio::null())
-            .status()
-            .unwrap_or_else(|e| panic!("cannot run cargo build for {bin}: {e}"));
-        assert!(status.success(), "building {bin} failed");
-    }
-    let path = dir.join(bin);
-    assert!(path.exists(), "{} is missing", path.display());
-    path
+    BIN.get_or_init(|| workspace_bin("safe-mcp", HUB))
 }
 
 /// A temporary directory holding a hub configuration.
