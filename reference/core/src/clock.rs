@@ -220,11 +220,16 @@ impl SystemClock {
 
 impl Clock for SystemClock {
     fn now(&self) -> Timestamp {
-        let ms = match SystemTime::now().duration_since(UNIX_EPOCH) {
-            Ok(d) => duration_ms(d),
-            Err(e) => -duration_ms(e.duration()),
-        };
-        Timestamp(ms)
+        Timestamp(unix_millis_of(SystemTime::now()))
+    }
+}
+
+/// Milliseconds from the Unix epoch to `t`, negative before it (a clock set before 1970 must
+/// not read as a time after it).
+fn unix_millis_of(t: SystemTime) -> i64 {
+    match t.duration_since(UNIX_EPOCH) {
+        Ok(d) => duration_ms(d),
+        Err(e) => -duration_ms(e.duration()),
     }
 }
 
@@ -265,8 +270,20 @@ mod tests {
     use super::*;
 
     #[test]
+    fn reads_the_system_time_on_both_sides_of_the_epoch() {
+        let at = |ms: i64| match u64::try_from(ms) {
+            Ok(after) => UNIX_EPOCH + Duration::from_millis(after),
+            Err(_) => UNIX_EPOCH - Duration::from_millis(ms.unsigned_abs()),
+        };
+        assert_eq!(unix_millis_of(at(1_500)), 1_500);
+        assert_eq!(unix_millis_of(at(-1_500)), -1_500);
+        assert_eq!(unix_millis_of(UNIX_EPOCH), 0);
+    }
+
+    #[test]
     fn formats_known_instants() {
         assert_eq!(Timestamp::EPOCH.to_rfc3339(), "1970-01-01T00:00:00.000Z");
+        assert_eq!(Timestamp::EPOCH.to_string(), "1970-01-01T00:00:00.000Z");
         // 2026-12-02T16:32:08.123Z
         let t = Timestamp::parse_rfc3339("2026-12-02T16:32:08.123Z").unwrap();
         assert_eq!(t.to_rfc3339(), "2026-12-02T16:32:08.123Z");

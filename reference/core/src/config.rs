@@ -78,3 +78,39 @@ pub(crate) fn io_reason(e: &std::io::Error) -> String {
         None => e.kind().to_string(),
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_error_has_its_own_stable_code() {
+        let all = [
+            (ConfigError::WorkspaceMissing, "WORKSPACE_MISSING"),
+            (ConfigError::WorkspaceNotAbsolute, "WORKSPACE_NOT_ABSOLUTE"),
+            (ConfigError::WorkspaceNotFound, "WORKSPACE_NOT_FOUND"),
+            (ConfigError::WorkspaceNotDirectory, "WORKSPACE_NOT_DIRECTORY"),
+            (ConfigError::WorkspaceNotUtf8, "WORKSPACE_NOT_UTF8"),
+            (ConfigError::WorkspaceIo(String::new()), "WORKSPACE_IO"),
+            (ConfigError::StateRootNotAbsolute, "STATE_ROOT_NOT_ABSOLUTE"),
+            (ConfigError::StateRootInsideWorkspace, "STATE_ROOT_INSIDE_WORKSPACE"),
+            (ConfigError::StateRootNoBase, "STATE_ROOT_NO_BASE"),
+            (ConfigError::StateRootNotUtf8, "STATE_ROOT_NOT_UTF8"),
+            (ConfigError::StateRootIo(String::new()), "STATE_ROOT_IO"),
+            (ConfigError::BoundToOtherWorkspace, "STATE_BOUND_TO_OTHER_WORKSPACE"),
+            (ConfigError::BindingMalformed, "STATE_BINDING_MALFORMED"),
+        ];
+        for (error, code) in &all {
+            assert_eq!(error.code(), *code, "{error:?}");
+        }
+    }
+
+    #[test]
+    fn an_io_reason_is_the_os_reason_without_the_path() {
+        let missing = std::fs::metadata("/nonexistent/for/io_reason").unwrap_err();
+        assert_eq!(io_reason(&missing), "no such file or directory");
+        let other = std::io::Error::new(std::io::ErrorKind::TimedOut, "/secret/path");
+        assert_eq!(io_reason(&other), "timed out");
+    }
+}

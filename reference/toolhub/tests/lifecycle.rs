@@ -423,6 +423,9 @@ fn a_new_file_s_parent_is_checked_at_submission() {
     assert_eq!(submit("notes.txt/new.txt", None), "NOT_A_DIRECTORY");
     assert_eq!(submit("link/new.txt", None), "SYMLINK_REFUSED");
     assert_eq!(submit("link/new.txt", Some(true)), "SYMLINK_REFUSED");
+    // The parent is checked at every depth, not only under a top-level folder.
+    assert_eq!(submit("sub/missing/new.txt", None), "PARENT_NOT_FOUND");
+    assert_eq!(submit("sub/deeper/gone/new.txt", None), "PARENT_NOT_FOUND");
     // An existing folder at any depth, or a missing one with create_parents, is fine.
     assert_eq!(submit("sub/new.txt", None), "APPROVAL_REQUIRED");
     assert_eq!(submit("sub/deeper/new.txt", None), "APPROVAL_REQUIRED");
