@@ -90,15 +90,24 @@ mod tests {
             (ConfigError::WorkspaceMissing, "WORKSPACE_MISSING"),
             (ConfigError::WorkspaceNotAbsolute, "WORKSPACE_NOT_ABSOLUTE"),
             (ConfigError::WorkspaceNotFound, "WORKSPACE_NOT_FOUND"),
-            (ConfigError::WorkspaceNotDirectory, "WORKSPACE_NOT_DIRECTORY"),
+            (
+                ConfigError::WorkspaceNotDirectory,
+                "WORKSPACE_NOT_DIRECTORY",
+            ),
             (ConfigError::WorkspaceNotUtf8, "WORKSPACE_NOT_UTF8"),
             (ConfigError::WorkspaceIo(String::new()), "WORKSPACE_IO"),
             (ConfigError::StateRootNotAbsolute, "STATE_ROOT_NOT_ABSOLUTE"),
-            (ConfigError::StateRootInsideWorkspace, "STATE_ROOT_INSIDE_WORKSPACE"),
+            (
+                ConfigError::StateRootInsideWorkspace,
+                "STATE_ROOT_INSIDE_WORKSPACE",
+            ),
             (ConfigError::StateRootNoBase, "STATE_ROOT_NO_BASE"),
             (ConfigError::StateRootNotUtf8, "STATE_ROOT_NOT_UTF8"),
             (ConfigError::StateRootIo(String::new()), "STATE_ROOT_IO"),
-            (ConfigError::BoundToOtherWorkspace, "STATE_BOUND_TO_OTHER_WORKSPACE"),
+            (
+                ConfigError::BoundToOtherWorkspace,
+                "STATE_BOUND_TO_OTHER_WORKSPACE",
+            ),
             (ConfigError::BindingMalformed, "STATE_BINDING_MALFORMED"),
         ];
         for (error, code) in &all {
