@@ -13,25 +13,16 @@ use nix::fcntl::{Flock, FlockArg};
 pub const DEFAULT_LOCK_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Replaces `path` with `bytes` atomically and durably: a temporary file in the same
-/// directory (`O_CREAT|O_EXCL|O_NOFOLLOW`, mode 0600), `fsync`, `rename` over `path`, `fsync`
-/// of the directory. Readers see either the old or the new content, never a mix; after a
-/// crash the file is one of the two.
+/// directory (`O_CREAT|O_EXCL`, which never follows a symlink; mode 0600), `fsync`, `rename`
+/// over `path`, `fsync` of the directory. Readers see either the old or the new content, never
+/// a mix; after a crash the file is one of the two. (Rust opens every file `O_CLOEXEC`.)
 pub fn atomic_write(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "path has no file name"))?;
-    let suffix = crate::ids::random_hex(8)?;
-    let tmp = dir.join(format!(".{}.{suffix}.tmp", name.to_string_lossy()));
+    let (dir, tmp) = temp_beside(path, &crate::ids::random_hex(8)?)?;
     let result = (|| {
         let mut f = OpenOptions::new()
             .write(true)
             .create_new(true)
             .mode(0o600)
-            .custom_flags(libc_o_nofollow())
             .open(&tmp)?;
         f.write_all(bytes)?;
         f.sync_all()?;
@@ -45,19 +36,30 @@ pub fn atomic_write(path: &Path, bytes: &[u8]) -> io::Result<()> {
     result
 }
 
+/// The directory of `path` (`.` for a bare name) and a temporary name in it, `suffix` making it
+/// unique: the rename must stay within one directory, and so one filesystem.
+fn temp_beside<'a>(path: &'a Path, suffix: &str) -> io::Result<(&'a Path, PathBuf)> {
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "path has no file name"))?;
+    let tmp = dir.join(format!(".{}.{suffix}.tmp", name.to_string_lossy()));
+    Ok((dir, tmp))
+}
+
 /// Opens a log file for appending: created mode 0600, never through a symlink in its last
-/// component, not inherited by children. The audit log and the safe-mcp trail share it.
+/// component, not inherited by children (Rust opens every file `O_CLOEXEC`). The audit log
+/// and the safe-mcp trail share it.
 pub fn open_append_private(path: &Path) -> io::Result<File> {
     OpenOptions::new()
         .append(true)
         .create(true)
         .mode(0o600)
-        .custom_flags(nix::fcntl::OFlag::O_NOFOLLOW.bits() | nix::fcntl::OFlag::O_CLOEXEC.bits())
+        .custom_flags(nix::fcntl::OFlag::O_NOFOLLOW.bits())
         .open(path)
-}
-
-fn libc_o_nofollow() -> i32 {
-    nix::fcntl::OFlag::O_NOFOLLOW.bits() | nix::fcntl::OFlag::O_CLOEXEC.bits()
 }
 
 /// Why a lock could not be taken.
@@ -151,7 +153,7 @@ fn open_lock_file(path: &Path) -> io::Result<File> {
         .create(true)
         .truncate(false)
         .mode(0o600)
-        .custom_flags(libc_o_nofollow())
+        .custom_flags(nix::fcntl::OFlag::O_NOFOLLOW.bits())
         .open(path)
 }
 
@@ -171,6 +173,37 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(names, vec![std::ffi::OsString::from("state.json")]);
+    }
+
+    #[test]
+    fn the_temporary_file_is_beside_its_target() {
+        let (dir, tmp) = temp_beside(Path::new("state/ns/approvals.json"), "ab12").unwrap();
+        assert_eq!(dir, Path::new("state/ns"));
+        assert_eq!(tmp, Path::new("state/ns/.approvals.json.ab12.tmp"));
+        let (dir, tmp) = temp_beside(Path::new("approvals.json"), "ab12").unwrap();
+        assert_eq!(dir, Path::new("."));
+        assert_eq!(tmp, Path::new("./.approvals.json.ab12.tmp"));
+        assert!(temp_beside(Path::new("/"), "ab12").is_err());
+    }
+
+    #[test]
+    fn logs_and_locks_are_never_opened_through_a_symlink() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("elsewhere.log");
+        std::fs::write(&target, b"keep\n").unwrap();
+        let link = dir.path().join("audit.log");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        let loops = |r: io::Result<File>| r.unwrap_err().raw_os_error() == Some(nix::libc::ELOOP);
+        assert!(loops(open_append_private(&link)));
+        assert!(loops(open_lock_file(&link)));
+        assert_eq!(std::fs::read(&target).unwrap(), b"keep\n");
+        // A real file is appended to, and created 0600.
+        let real = dir.path().join("trail.log");
+        open_append_private(&real).unwrap();
+        let mode = std::os::unix::fs::PermissionsExt::mode(
+            &std::fs::metadata(&real).unwrap().permissions(),
+        ) & 0o777;
+        assert_eq!(mode, 0o600);
     }
 
     #[test]

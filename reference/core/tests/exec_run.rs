@@ -168,7 +168,10 @@ fn large_concurrent_stdout_and_stderr_are_counted_exactly() {
     ))
     .unwrap();
     assert_eq!(r.termination, Termination::Exited(0));
-    let cap = MAX_CAPTURE_BYTES_PER_STREAM as u64;
+    // "Each stream retains at most 256 KiB (MAX_CAPTURE_BYTES_PER_STREAM)": the number, not
+    // the constant, so a changed constant fails here.
+    let cap = 256 * 1024;
+    assert_eq!(MAX_CAPTURE_BYTES_PER_STREAM as u64, cap);
     for (c, total) in [(&r.stdout, 2_097_152u64), (&r.stderr, 3_145_728)] {
         assert_eq!(c.total_bytes, total);
         assert_eq!(c.retained_bytes, cap);
