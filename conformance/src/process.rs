@@ -31,6 +31,7 @@ impl Invocation {
             .stderr(Stdio::piped())
             .kill_on_drop(true)
             .process_group(0);
+        default_signal_dispositions(&mut cmd);
         if self.env_clear {
             cmd.env_clear();
         }
@@ -49,6 +50,28 @@ impl Invocation {
             s.push_str(a);
         }
         s
+    }
+}
+
+/// Starts the child with every signal at its default disposition. An ignored signal stays
+/// ignored across `exec`, so under `nohup` or a CI shell that ignores `SIGHUP` or `SIGINT` a
+/// server would inherit that and a scenario sending it the signal would judge the invoking
+/// shell, not the server. (The signal mask and `SIGPIPE` are reset by the standard library.)
+#[allow(unsafe_code)]
+fn default_signal_dispositions(cmd: &mut tokio::process::Command) {
+    use nix::sys::signal::{SigHandler, signal};
+    // SAFETY: the closure runs in the forked child before `exec`; it only calls `sigaction`
+    // (through `signal`), which is async-signal-safe, allocates nothing and takes no lock.
+    unsafe {
+        cmd.pre_exec(|| {
+            for sig in Signal::iterator() {
+                if !matches!(sig, Signal::SIGKILL | Signal::SIGSTOP) {
+                    // SAFETY: SIG_DFL installs no handler, so no Rust code runs on delivery.
+                    let _ = signal(sig, SigHandler::SigDfl);
+                }
+            }
+            Ok(())
+        });
     }
 }
 

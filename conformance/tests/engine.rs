@@ -95,12 +95,22 @@ impl Outcome {
 /// Runs `mcp-conformance run` from the repository root with a private TMPDIR and a JSON
 /// report, and checks that every sandbox folder is gone afterwards.
 fn run(target: &str, paths: &[&str], extra: &[&str]) -> Outcome {
+    run_as(
+        Command::new(env!("CARGO_BIN_EXE_mcp-conformance")),
+        target,
+        paths,
+        extra,
+    )
+}
+
+/// [`run`] through `command`, which starts `mcp-conformance` with the arguments given it.
+fn run_as(mut command: Command, target: &str, paths: &[&str], extra: &[&str]) -> Outcome {
     let tmp = tempfile::tempdir().expect("private TMPDIR");
     let out = tempfile::tempdir().expect("report folder");
     let json = out.path().join("report.json");
     assert_eq!(sandboxes(tmp.path()), 0, "a fresh TMPDIR has no sandbox");
     let started = Instant::now();
-    let output = Command::new(env!("CARGO_BIN_EXE_mcp-conformance"))
+    let output = command
         .current_dir(repo())
         .env("TMPDIR", tmp.path())
         .env_remove("MCP_CONFORMANCE_LOG")
@@ -283,6 +293,27 @@ fn engine_scenarios_pass_against_the_engine_target() {
         let file = s["file"].as_str().unwrap_or("");
         assert!(files.iter().any(|f| f == file), "file {file} as given");
     }
+}
+
+/// Started with signals ignored (`nohup`, a CI runner's shell), the suite still starts what it
+/// runs with every signal at its default: a server's `SIGHUP` behaviour is the server's, not
+/// the invoking shell's.
+#[test]
+fn programs_start_with_default_signal_dispositions_under_an_ignoring_parent() {
+    let mut ignoring = Command::new("sh");
+    ignoring.args([
+        "-c",
+        "trap '' HUP INT QUIT TERM USR1 USR2; exec \"$0\" \"$@\"",
+        env!("CARGO_BIN_EXE_mcp-conformance"),
+    ]);
+    let o = run_as(
+        ignoring,
+        ENGINE_TARGET,
+        &[&format!("{ENGINE}/pass/signals.yaml")],
+        &[],
+    );
+    assert_eq!(o.code, 0, "{}", o.dump());
+    assert_eq!(o.report["summary"]["passed"], 1, "{}", o.dump());
 }
 
 #[test]
