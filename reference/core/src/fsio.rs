@@ -229,6 +229,8 @@ mod tests {
         drop(held);
         let again = FileLock::acquire(&p, Duration::from_millis(0)).unwrap();
         drop(again);
+        let free = FileLock::try_acquire(&p).unwrap();
+        assert!(free.is_some(), "a free lock is taken at once");
     }
 
     #[test]

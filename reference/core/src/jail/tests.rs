@@ -128,6 +128,16 @@ fn workspace_open_validation() {
         Workspace::open(file.to_str().unwrap()),
         Err(ConfigError::WorkspaceNotDirectory)
     ));
+    // Under a file (ENOTDIR) is as missing as under nothing; any other failure is an I/O error.
+    assert!(matches!(
+        Workspace::open(file.join("sub").to_str().unwrap()),
+        Err(ConfigError::WorkspaceNotFound)
+    ));
+    let too_long = format!("/{}", "a".repeat(300));
+    assert!(matches!(
+        Workspace::open(&too_long),
+        Err(ConfigError::WorkspaceIo(reason)) if reason == "file name too long"
+    ));
     assert_eq!(
         Workspace::open(file.to_str().unwrap())
             .unwrap_err()
@@ -256,7 +266,14 @@ fn a_bounded_listing_stops_one_past_the_limit() {
 
 #[test]
 fn replacing_a_target_over_the_limit_is_refused_from_its_size() {
+    // 16 MiB, as the README says: a target of exactly that size is still hashed and replaced.
+    let limit = 16 * 1024 * 1024;
+    assert_eq!(MAX_REPLACED_FILE_BYTES, limit);
     let f = fixture();
+    let at_limit = std::fs::File::create(f.ws_path.join("at-limit.bin")).unwrap();
+    at_limit.set_len(limit).unwrap();
+    drop(at_limit);
+    assert!(f.ws.current_sha256(&rp("at-limit.bin")).unwrap().is_some());
     let huge = std::fs::File::create(f.ws_path.join("huge.bin")).unwrap();
     huge.set_len(MAX_REPLACED_FILE_BYTES + 1).unwrap();
     drop(huge);
