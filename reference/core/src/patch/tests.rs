@@ -178,6 +178,24 @@ fn malformed_inputs() {
 }
 
 #[test]
+fn a_malformed_diff_names_its_line() {
+    let line = |diff: &str| match apply_unified_diff("a\n", diff).unwrap_err() {
+        PatchError::Malformed { line, reason } => (line, reason),
+        other => panic!("{diff:?}: {other:?}"),
+    };
+    // The hunk header's own line, wherever it is; signs in the wrong order or missing.
+    let header = "bad hunk header".to_string();
+    assert_eq!(line("--- a/x\n+++ b/x\n@@ +1 -1 @@\n"), (3, header.clone()));
+    assert_eq!(line("@@ -1 x1 @@\n-a\n"), (1, header.clone()));
+    assert_eq!(line("@@ y1 +1 @@\n-a\n"), (1, header));
+    // A hunk cut short: the first line past the end of the diff.
+    assert_eq!(
+        line("--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n a\n"),
+        (5, "hunk is shorter than its header says".to_string())
+    );
+}
+
+#[test]
 fn crlf_content_is_matched_exactly() {
     let orig = "a\r\nb\r\n";
     let diff = "@@ -1,2 +1,2 @@\n a\r\n-b\r\n+c\r\n";
