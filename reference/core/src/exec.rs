@@ -8,7 +8,7 @@
 //! of the tree and reaps it before returning.
 //!
 //! The module is split by job: `capture` (bounded buffers and the truncation marker),
-//! `identity` (executable identity), `env` (the environment snapshot), `procfs` (reading
+//! `identity` (executable identity), `lookup` (what is a program, and a `PATH` search), `env` (the environment snapshot), `procfs` (reading
 //! the process table), `registry` (process-wide subreaper flag and live executions),
 //! `contain` (tree tracking, kill and reap), `drain` (the pipe drain thread), `run` (the
 //! orchestration) and `supervisor` (the per-execution process that kills the tree when the
@@ -23,6 +23,7 @@ mod contain;
 mod drain;
 mod env;
 mod identity;
+pub mod lookup;
 mod procfs;
 mod registry;
 mod run;

@@ -3,10 +3,11 @@
 //! output that is redacted first and capped second.
 
 use std::collections::BTreeMap;
-use std::os::unix::fs::PermissionsExt;
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use mcp_safety_core::exec::lookup::{find_on_path, is_executable_file};
 use mcp_safety_core::exec::{self, Captured, ExecSpec, Termination};
 use mcp_safety_core::policy::Redactor;
 use mcp_safety_core::policy::redactor::Bounded;
@@ -43,28 +44,19 @@ pub fn child_env(jail: &Path) -> BTreeMap<String, String> {
     env
 }
 
-fn executable(p: &Path) -> bool {
-    p.metadata()
-        .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-        .unwrap_or(false)
-}
-
 /// An absolute `name` itself, else the first executable regular file named `name` in the
 /// `PATH` of `env` (absolute directories only: a relative PATH entry would resolve against
 /// the jail). The policy has already refused relative paths.
 pub fn resolve_program(name: &str, env: &BTreeMap<String, String>) -> Option<PathBuf> {
     if name.starts_with('/') {
         let p = PathBuf::from(name);
-        return executable(&p).then_some(p);
+        return is_executable_file(&p).then_some(p);
     }
     if name.contains('/') {
         return None;
     }
     let path = env.get("PATH").map(String::as_str).unwrap_or(FALLBACK_PATH);
-    path.split(':')
-        .filter(|d| d.starts_with('/'))
-        .map(|d| Path::new(d).join(name))
-        .find(|p| executable(p))
+    find_on_path(name, OsStr::new(path))
 }
 
 /// Limits for one run.
@@ -239,37 +231,24 @@ mod tests {
     }
 
     #[test]
-    fn lookup_skips_folders_and_files_that_are_not_executable() {
+    fn a_program_is_an_absolute_runnable_file_or_a_bare_name_on_the_path() {
+        // What is runnable, and the search itself: mcp_safety_core::exec::lookup.
         let dir = tempfile::tempdir().unwrap();
-        let (folder, plain, runnable) = (
-            dir.path().join("a"),
-            dir.path().join("b"),
-            dir.path().join("c"),
-        );
-        for d in [&folder, &plain, &runnable] {
-            std::fs::create_dir(d).unwrap();
-        }
-        std::fs::create_dir(folder.join("tool")).unwrap();
-        std::fs::write(plain.join("tool"), "#!/bin/sh\n").unwrap();
-        std::fs::write(runnable.join("tool"), "#!/bin/sh\n").unwrap();
-        let mode = |p: &Path, m: u32| {
-            std::fs::set_permissions(p, std::fs::Permissions::from_mode(m)).unwrap();
-        };
-        mode(&folder.join("tool"), 0o755);
-        mode(&plain.join("tool"), 0o644);
-        mode(&runnable.join("tool"), 0o700);
-        let path = [&folder, &plain, &runnable]
-            .map(|d| d.display().to_string())
-            .join(":");
-        let env = BTreeMap::from([("PATH".to_string(), path)]);
-        assert_eq!(resolve_program("tool", &env), Some(runnable.join("tool")));
+        let tool = dir.path().join("tool");
+        std::fs::write(&tool, "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(&tool, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
+        let env = BTreeMap::from([("PATH".to_string(), dir.path().display().to_string())]);
+        assert_eq!(resolve_program("tool", &env), Some(tool.clone()));
         assert_eq!(
-            resolve_program(plain.join("tool").to_str().unwrap(), &env),
-            None
+            resolve_program(tool.to_str().unwrap(), &env),
+            Some(tool.clone())
         );
+        assert_eq!(resolve_program(dir.path().to_str().unwrap(), &env), None);
         assert_eq!(
-            resolve_program(folder.join("tool").to_str().unwrap(), &env),
-            None
+            resolve_program("sub/tool", &env),
+            None,
+            "relative paths are the policy's"
         );
     }
 

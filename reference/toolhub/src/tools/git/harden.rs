@@ -16,10 +16,11 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::OsStr;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::Duration;
+
+use mcp_safety_core::exec::lookup;
 
 /// Wall-clock limit of one git subprocess.
 pub const GIT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -37,18 +38,9 @@ pub fn git_executable() -> Option<&'static Path> {
 }
 
 /// The first `name` in the absolute directories of `path_var` that is an executable regular
-/// file, canonicalized. Relative `PATH` entries are skipped (they would depend on the
-/// server's cwd).
+/// file (mcp_safety_core::exec::lookup), canonicalized, so the identity bound is the real file.
 pub fn find_on_path(name: &str, path_var: Option<&OsStr>) -> Option<PathBuf> {
-    let path_var = path_var?;
-    std::env::split_paths(path_var)
-        .filter(|dir| dir.is_absolute())
-        .map(|dir| dir.join(name))
-        .find_map(|candidate| {
-            let canonical = std::fs::canonicalize(&candidate).ok()?;
-            let meta = std::fs::metadata(&canonical).ok()?;
-            (meta.is_file() && meta.permissions().mode() & 0o111 != 0).then_some(canonical)
-        })
+    lookup::find_on_path(name, path_var?).and_then(|found| std::fs::canonicalize(found).ok())
 }
 
 /// The complete environment of every git child for the workspace at `root` (canonical).
@@ -161,6 +153,7 @@ pub fn hardening_args(drivers: &Drivers) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::unix::fs::PermissionsExt;
 
     fn names(list: &[&str]) -> BTreeSet<String> {
         list.iter().map(|s| s.to_string()).collect()

@@ -2,9 +2,9 @@
 //! symlink on the way) and the program (resolved once, here, to an absolute executable whose
 //! identity is then bound into the approval; execution never searches PATH).
 
-use std::ffi::OsStr;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
+use mcp_safety_core::exec::lookup::find_on_path;
 use mcp_safety_core::exec::{ExecutableIdentity, IdentityError};
 use mcp_safety_core::jail::{EntryKind, JailError, RelPath, Workspace};
 
@@ -123,16 +123,7 @@ pub fn resolve(program: &str, cwd: &Cwd) -> Result<ExecutableIdentity, Stop> {
 
 /// The first executable regular file named `name` in this process's PATH.
 fn search_path(name: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .filter(|dir| dir.is_absolute())
-        .map(|dir| dir.join(OsStr::new(name)))
-        .find(|p| is_executable_file(p))
-}
-
-fn is_executable_file(p: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    find_on_path(name, &std::env::var_os("PATH")?)
 }
 
 #[cfg(test)]
@@ -158,29 +149,6 @@ mod tests {
             check_cwd(&ws, "").map(|c| c.shown()).ok().as_deref(),
             Some(".")
         );
-    }
-
-    #[test]
-    fn only_executable_regular_files_are_programs() {
-        use std::os::unix::fs::PermissionsExt;
-        let dir = tempfile::tempdir().unwrap();
-        let (plain, runnable, folder) = (
-            dir.path().join("plain"),
-            dir.path().join("run"),
-            dir.path().join("dir"),
-        );
-        std::fs::write(&plain, "#!/bin/sh\n").unwrap();
-        std::fs::write(&runnable, "#!/bin/sh\n").unwrap();
-        std::fs::create_dir(&folder).unwrap();
-        std::fs::set_permissions(&plain, std::fs::Permissions::from_mode(0o644)).unwrap();
-        std::fs::set_permissions(&runnable, std::fs::Permissions::from_mode(0o700)).unwrap();
-        assert!(is_executable_file(&runnable));
-        assert!(!is_executable_file(&plain));
-        assert!(
-            !is_executable_file(&folder),
-            "a folder is searchable, not runnable"
-        );
-        assert!(!is_executable_file(&dir.path().join("missing")));
     }
 
     #[test]
