@@ -2,6 +2,7 @@ use super::*;
 use crate::clock::{Clock, ManualClock};
 use crate::jail::Workspace;
 use serde_json::json;
+use std::os::unix::fs::MetadataExt;
 use std::sync::Arc;
 
 const T0: i64 = 1_800_000_000_000;
@@ -706,4 +707,100 @@ fn untouched_records_are_copied_verbatim() {
         .cloned()
         .collect();
     assert_eq!(keys, ["b", "a"]);
+}
+
+#[test]
+fn names_are_the_stored_forms() {
+    // The stored file, the operator's display and error messages use these names; serde's
+    // form is what the store writes.
+    for op in Operation::ALL {
+        assert_eq!(serde_json::to_value(op).unwrap(), op.as_str());
+    }
+    let tools: Vec<_> = Operation::ALL
+        .iter()
+        .map(|op| (op.as_str(), op.initial_tool(), op.resume_tool()))
+        .collect();
+    assert_eq!(
+        tools,
+        [
+            (
+                "write_file",
+                "filesystem.write_file",
+                "filesystem.write_file_approved"
+            ),
+            (
+                "apply_patch",
+                "filesystem.apply_patch",
+                "filesystem.apply_patch_approved"
+            ),
+            ("shell_run", "shell.run", "shell.run_approved"),
+        ]
+    );
+    use ApprovalStatus::*;
+    for (status, terminal) in [
+        (Pending, false),
+        (Approved, false),
+        (Rejected, true),
+        (Expired, true),
+        (Consumed, true),
+    ] {
+        assert_eq!(serde_json::to_value(status).unwrap(), status.as_str());
+        assert_eq!(status.is_terminal(), terminal, "{status:?}");
+    }
+    let e = StoreError::InvalidTransition { from: Approved };
+    assert_eq!(e.to_string(), "request is APPROVED, not PENDING");
+}
+
+#[test]
+fn lazy_expiry_and_the_terminal_time_of_each_state() {
+    let e = env();
+    let t = |ms: i64| Timestamp::from_unix_millis(T0 + ms);
+    let expires = t(600_000);
+    let record = |status: ApprovalStatus| ApprovalRecord {
+        decided_at: Some(t(10)),
+        consumed_at: Some(t(20)),
+        ..synthetic(&e, 0, status, json!({}))
+    };
+    use ApprovalStatus::*;
+    for status in [Pending, Approved] {
+        let r = record(status);
+        assert!(!r.is_lazily_expired(t(599_999)), "{status:?} before expiry");
+        assert_eq!(r.effective_status(t(599_999)), status);
+        assert_eq!(r.effective_terminal_at(t(599_999)), None);
+        assert!(r.is_lazily_expired(expires), "{status:?} at expiry");
+        assert_eq!(r.effective_status(expires), Expired);
+        assert_eq!(r.effective_terminal_at(t(700_000)), Some(expires));
+    }
+    // A terminal record never expires lazily, and keeps its own terminal time.
+    for (status, at) in [(Rejected, t(10)), (Consumed, t(20)), (Expired, expires)] {
+        let r = record(status);
+        assert!(!r.is_lazily_expired(t(700_000)), "{status:?}");
+        assert_eq!(r.effective_status(t(700_000)), status);
+        assert_eq!(r.effective_terminal_at(t(700_000)), Some(at), "{status:?}");
+        let stamped = ApprovalRecord {
+            terminal_at: Some(t(30)),
+            ..record(status)
+        };
+        assert_eq!(stamped.effective_terminal_at(t(700_000)), Some(t(30)));
+    }
+}
+
+#[test]
+fn pruning_nothing_writes_nothing() {
+    let e = env();
+    let report = e.store.prune(Duration::ZERO, true).unwrap();
+    assert_eq!((report.total, report.eligible, report.removed), (0, 0, 0));
+    assert_eq!(file_bytes(&e), None, "no store file is created by a prune");
+    e.store
+        .create(Operation::WriteFile, json!({}), "t")
+        .unwrap();
+    let before = std::fs::metadata(e.state.approvals_path()).unwrap();
+    let before = (before.ino(), before.modified().unwrap());
+    assert_eq!(e.store.prune(Duration::ZERO, true).unwrap().removed, 0);
+    let after = std::fs::metadata(e.state.approvals_path()).unwrap();
+    assert_eq!(
+        before,
+        (after.ino(), after.modified().unwrap()),
+        "not rewritten"
+    );
 }

@@ -31,11 +31,8 @@ impl CaptureBuffer {
     /// Counts `chunk` and keeps as much of it as still fits under the limit.
     pub fn push(&mut self, chunk: &[u8]) {
         self.total = self.total.saturating_add(chunk.len() as u64);
-        let room = self.limit - self.buf.len();
-        if room > 0 {
-            let take = room.min(chunk.len());
-            self.buf.extend_from_slice(&chunk[..take]);
-        }
+        let take = (self.limit - self.buf.len()).min(chunk.len());
+        self.buf.extend_from_slice(&chunk[..take]);
     }
 
     /// Counts `n` bytes that were discarded without being read into memory (e.g. spliced
