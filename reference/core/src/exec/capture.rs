@@ -47,11 +47,6 @@ impl CaptureBuffer {
         self.buf.len() >= self.limit
     }
 
-    /// Bytes counted so far (retained and discarded).
-    pub fn total_bytes(&self) -> u64 {
-        self.total
-    }
-
     /// The final counters and the retained prefix.
     pub fn finish(self) -> Captured {
         let retained = self.buf.len() as u64;
@@ -201,6 +196,13 @@ mod tests {
             c.text_with_marker(),
             "a\u{FFFD}b\n[ToolHub discarded 1 output bytes]"
         );
+        // An invalid byte right at the cap is the child's, not a cut sequence: kept.
+        let c = capture(2, &[&[b'a', 0xFF, b'c']]);
+        assert_eq!(
+            c.text_with_marker(),
+            "a\u{FFFD}\n[ToolHub discarded 1 output bytes]"
+        );
+        assert_eq!(c.discarded_bytes(), 1);
         // A lone continuation byte at the cap is invalid output, not a cut sequence.
         let c = capture(2, &[&[b'a', 0x80, b'c']]);
         assert_eq!(

@@ -188,6 +188,20 @@ fn a_malformed_diff_names_its_line() {
     assert_eq!(line("--- a/x\n+++ b/x\n@@ +1 -1 @@\n"), (3, header.clone()));
     assert_eq!(line("@@ -1 x1 @@\n-a\n"), (1, header.clone()));
     assert_eq!(line("@@ y1 +1 @@\n-a\n"), (1, header));
+    // A line that is no hunk line inside a hunk: that line.
+    assert_eq!(
+        line("@@ -1,2 +1,2 @@\n a\n*junk\n"),
+        (3, "hunk is shorter than its header says".to_string())
+    );
+    // More removed lines than stated, though the added ones still fit: the line past the count.
+    assert_eq!(
+        line("@@ -1,1 +1,2 @@\n a\n-b\n+c\n"),
+        (3, "hunk is longer than its header says".to_string())
+    );
+    assert_eq!(
+        line("@@ -1,2 +1,1 @@\n a\n+c\n-b\n"),
+        (3, "hunk is longer than its header says".to_string())
+    );
     // A hunk cut short: the first line past the end of the diff.
     assert_eq!(
         line("--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n a\n"),
