@@ -373,4 +373,34 @@ mod tests {
         scope.unattributed = false;
         assert_eq!(pids(&scope), [200, 201, 204]);
     }
+
+    /// Each way into the tree is enough on its own, and each exclusion wins on its own.
+    #[test]
+    fn every_root_rule_suffices_alone_and_every_exclusion_wins() {
+        let procs = [
+            p(200, 100, 200, 200), // the main child
+            p(205, 100, 100, 100), // recorded, but in our own group and session
+            p(206, 100, 206, 200), // in the main child's session only
+            p(207, 100, 200, 207), // in the main child's group only
+            p(1, 0, 200, 200),     // init, whatever its ids say
+            p(100, 1, 200, 200),   // ourselves, whatever our ids say
+            p(300, 100, 200, 200), // another execution's main child in the main's group
+            p(400, 100, 400, 400), // an orphan: only claimed as unattributed
+            p(500, 100, 100, 100), // a plain child in our session: never claimed
+        ];
+        let recorded: HashMap<i32, u64> = [(205, 2050)].into();
+        let scope = Scope {
+            main: Some(200),
+            recorded: &recorded,
+            me: 100,
+            my_sid: 100,
+            unattributed: true,
+        };
+        let mut pids: Vec<i32> = tree_members(&procs, &scope, |pid| pid == 300)
+            .iter()
+            .map(|p| p.pid)
+            .collect();
+        pids.sort_unstable();
+        assert_eq!(pids, [200, 205, 206, 207, 400]);
+    }
 }
