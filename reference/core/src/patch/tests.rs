@@ -178,6 +178,25 @@ fn malformed_inputs() {
 }
 
 #[test]
+fn a_moved_hunk_goes_to_the_nearest_match_and_the_first_of_a_tie() {
+    let orig = "x\na\nx\nx\nx\nx\na\n";
+    // Stated at line 6 (an `x`): the `a` at line 7 is nearer than the one at line 2.
+    let r = apply_unified_diff(orig, "@@ -6,1 +6,1 @@\n-a\n+A\n").unwrap();
+    assert_eq!(r.text, "x\na\nx\nx\nx\nx\nA\n");
+    // Stated at line 5: lines 3 and 7 are as near; the earlier one wins.
+    let orig = "x\nx\na\nx\nx\nx\na\n";
+    let r = apply_unified_diff(orig, "@@ -5,1 +5,1 @@\n-a\n+A\n").unwrap();
+    assert_eq!(r.text, "x\nx\nA\nx\nx\nx\na\n");
+}
+
+#[test]
+fn a_line_without_newline_gets_one_when_others_follow() {
+    let r =
+        apply_unified_diff("a\nb", "@@ -0,0 +1 @@\n+z\n\\ No newline at end of file\n").unwrap();
+    assert_eq!(r.text, "z\na\nb");
+}
+
+#[test]
 fn a_malformed_diff_names_its_line() {
     let line = |diff: &str| match apply_unified_diff("a\n", diff).unwrap_err() {
         PatchError::Malformed { line, reason } => (line, reason),

@@ -40,6 +40,29 @@ fn relative_keys_resolve_next_to_the_file_and_env_wins() {
 }
 
 #[test]
+fn an_empty_key_is_unset_and_the_journal_is_checked_only_for_files() {
+    let (tmp, file) = setup();
+    let none = Overrides::default();
+    let p = load(
+        "audit_log = \"\"\n[terminal]\njail_root = \"jail\"\n",
+        &file,
+        &none,
+    )
+    .unwrap();
+    assert_eq!(
+        p.audit_log,
+        tmp.path().join(DEFAULT_AUDIT_LOG),
+        "empty = default"
+    );
+    // The journal belongs to `safe-mcp files`: inside the workspace it is refused there, and
+    // the terminal, which never writes it, does not care where it points.
+    let text = "[terminal]\njail_root = \"jail\"\n[files]\nworkspace_root = \"jail\"\njournal = \"jail/journal.jsonl\"\n";
+    let files = Policy::from_toml(text, &file, &none, Server::Files).unwrap_err();
+    assert!(files.to_string().contains("journal"), "{files}");
+    assert!(Policy::from_toml(text, &file, &none, Server::Terminal).is_ok());
+}
+
+#[test]
 fn startup_failures() {
     let (tmp, file) = setup();
     let none = Overrides::default();
