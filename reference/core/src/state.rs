@@ -187,31 +187,29 @@ pub fn default_base(env: &dyn Fn(&str) -> Option<String>) -> Result<PathBuf, Con
     }
 }
 
-/// Canonicalizes the longest existing ancestor of `p`, appends the rest lexically, and checks
-/// containment, so we refuse before creating anything inside the workspace.
+/// Canonicalizes the longest existing prefix of `p`, applies the rest of its components
+/// lexically (`..` included), and checks containment, so we refuse before creating anything
+/// inside the workspace. (Climbing with `Path::parent` stopped at a prefix ending in `..`,
+/// which has no file name, and let `<outside>/missing/../ws/state` through to be created.)
 fn would_be_inside(ws: &Workspace, p: &Path) -> bool {
-    let mut existing = p.to_path_buf();
-    let mut rest: Vec<std::ffi::OsString> = Vec::new();
-    loop {
-        if let Ok(c) = std::fs::canonicalize(&existing) {
-            let mut full = c;
-            for r in rest.iter().rev() {
-                if r == ".." {
-                    full.pop();
-                } else if r != "." {
-                    full.push(r);
+    use std::path::Component;
+    let parts: Vec<Component<'_>> = p.components().collect();
+    for cut in (1..=parts.len()).rev() {
+        let prefix: PathBuf = parts[..cut].iter().collect();
+        if let Ok(mut full) = std::fs::canonicalize(&prefix) {
+            for part in &parts[cut..] {
+                match part {
+                    Component::ParentDir => {
+                        full.pop();
+                    }
+                    Component::CurDir => {}
+                    other => full.push(other),
                 }
             }
             return ws.contains_canonical(&full);
         }
-        match (existing.file_name(), existing.parent()) {
-            (Some(name), Some(parent)) => {
-                rest.push(name.to_os_string());
-                existing = parent.to_path_buf();
-            }
-            _ => return false,
-        }
     }
+    false
 }
 
 fn create_private_dir_all(p: &Path) -> Result<(), ConfigError> {
@@ -261,6 +259,44 @@ mod tests {
             e.to_string(),
             "state namespace belongs to a different workspace"
         );
+    }
+
+    #[test]
+    fn a_binding_must_match_in_path_and_id() {
+        let t = tempfile::tempdir().unwrap();
+        let ws = t.path().join("ws");
+        std::fs::create_dir_all(&ws).unwrap();
+        let w = Workspace::open(ws.to_str().unwrap()).unwrap();
+        let state = t.path().join("state");
+        let none = |_: &str| None;
+        let s = StateRoot::resolve(&w, Some(state.to_str().unwrap()), &none).unwrap();
+        assert_eq!(s.workspace_path(), w.root_str());
+        let good: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(s.binding_path()).unwrap()).unwrap();
+        for (key, other) in [("workspace", "/elsewhere"), ("workspace_id", "00ff")] {
+            let mut tampered = good.clone();
+            tampered[key] = serde_json::json!(other);
+            std::fs::write(s.binding_path(), tampered.to_string()).unwrap();
+            let e = StateRoot::resolve(&w, Some(state.to_str().unwrap()), &none).unwrap_err();
+            assert!(
+                matches!(e, ConfigError::BoundToOtherWorkspace),
+                "{key}: {e:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_state_root_reaching_into_the_workspace_through_dot_dot_is_refused() {
+        let t = tempfile::tempdir().unwrap();
+        let ws = t.path().join("ws");
+        std::fs::create_dir_all(&ws).unwrap();
+        let w = Workspace::open(ws.to_str().unwrap()).unwrap();
+        let none = |_: &str| None;
+        // `new` does not exist: the rest of the path is resolved by hand, `..` included.
+        let sneaky = t.path().join("new").join("..").join("ws").join("state");
+        let e = StateRoot::resolve(&w, Some(sneaky.to_str().unwrap()), &none).unwrap_err();
+        assert!(matches!(e, ConfigError::StateRootInsideWorkspace), "{e:?}");
+        assert!(!ws.join("state").exists());
     }
 
     #[test]

@@ -32,7 +32,7 @@ impl CapacityLimit {
 pub enum StoreError {
     /// Adding the request would exceed a ceiling; the store is unchanged.
     #[error(
-        "approval store is full: {limit:?} would be {would_be}, the limit is {max}; prune old requests"
+        "approval store is full: {} would be {would_be}, the limit is {max}; prune old requests", .limit.as_str()
     )]
     Full {
         /// Which ceiling.

@@ -804,3 +804,41 @@ fn pruning_nothing_writes_nothing() {
         "not rewritten"
     );
 }
+
+#[test]
+fn a_full_store_says_which_limit_in_words() {
+    let e = StoreError::Full {
+        limit: CapacityLimit::Records,
+        max: 10_000,
+        would_be: 10_001,
+    };
+    assert_eq!(
+        e.to_string(),
+        "approval store is full: records would be 10001, the limit is 10000; prune old requests"
+    );
+    assert_eq!(CapacityLimit::Bytes.as_str(), "bytes");
+}
+
+#[test]
+fn an_unreadable_store_is_an_error_and_an_unknown_version_is_named() {
+    let e = env();
+    // A store that cannot be read is not an empty store (that would forget every approval).
+    std::fs::create_dir(e.state.approvals_path()).unwrap();
+    assert!(
+        e.store
+            .status("req_00000000000000000000000000000000")
+            .is_err()
+    );
+    std::fs::remove_dir(e.state.approvals_path()).unwrap();
+    // A later version in a shape this one cannot read is reported as that version.
+    std::fs::write(
+        e.state.approvals_path(),
+        br#"{"version":2,"records":{"new":"shape"}}"#,
+    )
+    .unwrap();
+    let err = e
+        .store
+        .status("req_00000000000000000000000000000000")
+        .unwrap_err();
+    assert!(matches!(err, StoreError::UnsupportedVersion(2)), "{err:?}");
+}
