@@ -201,6 +201,19 @@ mod tests {
         assert_eq!(err.code(), "PROGRAM_NOT_A_FILE");
         let err = ExecutableIdentity::of(&dir.path().join("missing")).unwrap_err();
         assert_eq!(err.code(), "PROGRAM_NOT_FOUND");
+        // A symlink loop names nothing; a name too long to look up is an I/O failure.
+        let (one, two) = (dir.path().join("one"), dir.path().join("two"));
+        std::os::unix::fs::symlink(&two, &one).unwrap();
+        std::os::unix::fs::symlink(&one, &two).unwrap();
+        assert_eq!(
+            ExecutableIdentity::of(&one).unwrap_err().code(),
+            "PROGRAM_NOT_FOUND"
+        );
+        let long = dir.path().join("x".repeat(300));
+        assert!(matches!(
+            ExecutableIdentity::of(&long),
+            Err(IdentityError::Io(_))
+        ));
     }
 
     #[test]
