@@ -556,3 +556,71 @@ proptest! {
         prop_assert_eq!(snapshot(&f.outside), before);
     }
 }
+
+#[test]
+fn path_limits_hold_at_their_exact_edges() {
+    // 4,096 bytes a path, 255 a component: both accepted at the limit, refused one over.
+    let component = "c".repeat(255);
+    assert!(RelPath::parse(&component).is_ok());
+    let too_long_component = "c".repeat(256);
+    let e = RelPath::parse(&too_long_component).unwrap_err();
+    assert_eq!(e.to_string(), "invalid path: path component is too long");
+    let path = [&component[..]; 16].join("/"); // 16 * 255 + 15 = 4,095 bytes
+    let at_limit = format!("{path}/"); // an empty last component is dropped
+    assert_eq!(at_limit.len(), 4096);
+    assert!(RelPath::parse(&at_limit).is_ok());
+    let over = format!("{path}//");
+    let e = RelPath::parse(&over).unwrap_err();
+    assert_eq!(e.to_string(), "invalid path: path is too long");
+}
+
+#[test]
+fn names_and_displays() {
+    assert!(!rp("a").is_root());
+    assert!(rp("").is_root());
+    assert_eq!(rp("./a//b/").to_string(), "a/b");
+    let kinds = [
+        EntryKind::File,
+        EntryKind::Dir,
+        EntryKind::Symlink,
+        EntryKind::Other,
+    ];
+    assert_eq!(
+        kinds.map(EntryKind::as_str),
+        ["file", "dir", "symlink", "other"]
+    );
+    let e = JailError::Conflict {
+        expected: Some("ab".into()),
+        actual: None,
+    };
+    assert_eq!(
+        e.to_string(),
+        "file changed: expected sha256 ab, found no file"
+    );
+    let refusals = [
+        (JailError::PathAbsolute, true),
+        (JailError::PathTraversal, true),
+        (JailError::SymlinkRefused { path: "l".into() }, true),
+        (JailError::NotFound { path: "n".into() }, false),
+        (JailError::TooLarge { size: 1, limit: 0 }, false),
+    ];
+    for (e, refusal) in refusals {
+        assert_eq!(e.is_confinement_refusal(), refusal, "{e:?}");
+    }
+}
+
+#[test]
+fn a_conflict_names_the_expected_hash_in_lowercase() {
+    let f = fixture();
+    let want = "AB".repeat(32);
+    let e =
+        f.ws.write_file_checked(&rp("notes.txt"), b"x", false, &Precondition::Sha256(want))
+            .unwrap_err();
+    match e {
+        JailError::Conflict { expected, actual } => {
+            assert_eq!(expected, Some("ab".repeat(32)));
+            assert!(actual.is_some());
+        }
+        other => panic!("{other:?}"),
+    }
+}

@@ -141,6 +141,9 @@ mod tests {
         }
         assert_eq!(find_metacharacter("echo $HOME (x) {y}"), None);
         assert_eq!(find_metacharacter("echo a && b"), Some("&"));
+        // The first in the command is named, whatever the list's order.
+        assert_eq!(find_metacharacter("a | b ; c"), Some("|"));
+        assert_eq!(find_metacharacter("a $(b) > c"), Some("$("));
     }
 
     proptest! {

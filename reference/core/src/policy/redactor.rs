@@ -70,11 +70,6 @@ impl Redactor {
         }
     }
 
-    /// Names of the operator patterns, for diagnostics.
-    pub fn extra_names(&self) -> impl Iterator<Item = &str> {
-        self.extra.iter().map(|(n, _)| n.as_str())
-    }
-
     /// `s` with operator and built-in secret shapes replaced by `[REDACTED]`.
     pub fn redact<'a>(&self, s: &'a str) -> Cow<'a, str> {
         if !self.enabled {
