@@ -20,3 +20,26 @@ pub fn clap_error_line(e: &clap::Error) -> Option<String> {
         }
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> clap::Error {
+        clap::Command::new("server")
+            .version("1.2.3")
+            .arg(clap::Arg::new("config").long("config"))
+            .try_get_matches_from(args)
+            .unwrap_err()
+    }
+
+    #[test]
+    fn a_usage_error_is_one_line_and_help_is_no_error() {
+        assert_eq!(
+            clap_error_line(&parse(&["server", "--bogus"])).unwrap(),
+            "unexpected argument '--bogus' found (see --help)"
+        );
+        assert_eq!(clap_error_line(&parse(&["server", "--version"])), None);
+    }
+}

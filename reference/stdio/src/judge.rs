@@ -259,7 +259,10 @@ mod tests {
     #[test]
     fn notifications_before_initialize_are_dropped() {
         let line = br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
-        assert!(matches!(judge(line, false, ALL), Verdict::Drop(_)));
+        assert!(matches!(
+            judge(line, false, ALL),
+            Verdict::Drop("notification before initialize")
+        ));
         assert_eq!(forwarded(judge(line, true, ALL)), Some(false));
     }
 
@@ -365,6 +368,13 @@ mod tests {
             (&br#"[1,2]"#[..], Value::Null),
             (&br#"{"id":"x","method":"ping"}"#[..], json!("x")),
             (&br#"42"#[..], Value::Null),
+            // Only an integer id is echoed: a fractional one is no id.
+            (&br#"{"jsonrpc":"2.0","id":1.5}"#[..], Value::Null),
+            (&br#"{"jsonrpc":"2.0","id":-3}"#[..], json!(-3)),
+            (
+                &br#"{"jsonrpc":"2.0","id":18446744073709551615}"#[..],
+                json!(18_446_744_073_709_551_615_u64),
+            ),
         ] {
             match judge(line, true, ALL) {
                 Verdict::Answer(v) => {
@@ -373,6 +383,21 @@ mod tests {
                 }
                 other => panic!("{other:?} for {}", String::from_utf8_lossy(line)),
             }
+        }
+    }
+
+    #[test]
+    fn a_response_that_cannot_be_parsed_is_not_answered() {
+        // Answering a response could start a loop between two peers.
+        for line in [
+            &br#"{"jsonrpc":"2.0","id":{"x":1},"result":{}}"#[..],
+            &br#"{"jsonrpc":"2.0","id":{"x":1},"error":{}}"#[..],
+        ] {
+            assert!(
+                matches!(judge(line, true, ALL), Verdict::Drop("invalid response")),
+                "{}",
+                String::from_utf8_lossy(line)
+            );
         }
     }
 

@@ -355,7 +355,13 @@ mod tests {
         assert_eq!(parse_line_limit(None), Ok(MAX_LINE_BYTES));
         assert_eq!(parse_line_limit(Some("")), Ok(MAX_LINE_BYTES));
         assert_eq!(parse_line_limit(Some("65536")), Ok(65536));
+        // The default is 16 MiB; a set limit is 1,024 bytes to 1 GiB, both ends included.
+        assert_eq!(MAX_LINE_BYTES, 16_777_216);
+        assert_eq!(parse_line_limit(Some("1024")), Ok(1024));
+        assert_eq!(parse_line_limit(Some("1073741824")), Ok(1_073_741_824));
         for bad in [
+            "1023",
+            "1073741825",
             "abc",
             "-1",
             "+5",
