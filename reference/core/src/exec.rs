@@ -8,11 +8,12 @@
 //! of the tree and reaps it before returning.
 //!
 //! The module is split by job: `capture` (bounded buffers and the truncation marker),
-//! `identity` (executable identity), `lookup` (what is a program, and a `PATH` search), `env` (the environment snapshot), `procfs` (reading
-//! the process table), `registry` (process-wide subreaper flag and live executions),
-//! `contain` (tree tracking, kill and reap), `drain` (the pipe drain thread), `run` (the
-//! orchestration) and `supervisor` (the per-execution process that kills the tree when the
-//! server itself dies, for server binaries that enable it).
+//! `identity` (executable identity), `lookup` (what is a program, and a `PATH` search), `env`
+//! (the environment snapshot), `procfs` (reading the process table), `registry`
+//! (process-wide subreaper flag and live executions), `contain` (tree tracking, kill and
+//! reap), `drain` (the pipe drain thread), `run` (the orchestration) and `supervisor` (the
+//! per-execution process that kills the tree when the server itself dies, for server binaries
+//! that enable it).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
