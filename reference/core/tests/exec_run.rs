@@ -115,6 +115,22 @@ fn invalid_specs_and_missing_programs_fail_to_spawn() {
     assert_eq!(run(&s).unwrap_err().code(), "SPAWN_FAILED");
 }
 
+/// A relative program or cwd is refused before anything starts, even where it would resolve
+/// (a PATH lookup, the server's own working directory): what runs never depends on them.
+#[test]
+fn relative_program_or_cwd_is_refused_even_when_it_would_resolve() {
+    let invalid_input = |s: &ExecSpec| match run(s) {
+        Err(ExecError::Spawn(e)) => e.kind() == std::io::ErrorKind::InvalidInput,
+        other => panic!("{other:?}"),
+    };
+    let mut on_path = spec("true", &[]);
+    on_path.env.insert("PATH".into(), "/usr/bin:/bin".into());
+    assert!(invalid_input(&on_path));
+    let mut relative_cwd = spec("/bin/true", &[]);
+    relative_cwd.cwd = PathBuf::from(".");
+    assert!(invalid_input(&relative_cwd));
+}
+
 #[test]
 fn identity_is_verified_before_anything_runs() {
     use std::os::unix::fs::PermissionsExt;
