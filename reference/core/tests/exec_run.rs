@@ -313,3 +313,28 @@ fn small_capture_limit_marks_the_discarded_bytes() {
     assert_eq!(stdout(&r), "abcd\n[ToolHub discarded 6 output bytes]");
     assert_eq!(r.stdout.retained_chars(), 4);
 }
+
+/// Past the limit the bytes are moved to /dev/null in the kernel, and still counted, each one.
+#[test]
+fn output_far_past_the_limit_is_counted_exactly() {
+    let mut s = sh("head -c 3000000 /dev/zero");
+    s.capture_limit = 4;
+    let r = run(&s).unwrap();
+    assert_eq!(r.termination, Termination::Exited(0));
+    assert_eq!(r.stdout.total_bytes, 3_000_000);
+    assert_eq!(r.stdout.retained_bytes, 4);
+    assert_eq!(r.stdout.discarded_bytes(), 2_999_996);
+}
+
+/// A writer that fills stderr before it writes a byte to stdout: the drain reads whichever
+/// pipe has data, never blocks on the empty one while the other fills.
+#[test]
+fn a_writer_that_fills_stderr_before_stdout_is_drained() {
+    let r = run(&sh(
+        "head -c 600000 /dev/zero >&2; head -c 600000 /dev/zero",
+    ))
+    .unwrap();
+    assert_eq!(r.termination, Termination::Exited(0));
+    assert_eq!(r.stderr.total_bytes, 600_000);
+    assert_eq!(r.stdout.total_bytes, 600_000);
+}

@@ -187,3 +187,87 @@ fn poll_ready(open: &[Option<OwnedFd>; 2], wait: Duration) -> nix::Result<[bool;
     }
     Ok(ready)
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use std::process::{Command, Stdio};
+    use std::sync::mpsc;
+
+    /// A pipe: (read end, write end).
+    fn pipe() -> (OwnedFd, OwnedFd) {
+        nix::unistd::pipe().unwrap()
+    }
+
+    /// `finish` on another thread, so a drain that never stops fails the test instead of
+    /// hanging it.
+    fn finish_within(drain: Drain, deadline: Instant, bound: Duration) -> DrainOutcome {
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(drain.finish(deadline));
+        });
+        rx.recv_timeout(bound)
+            .expect("the drain did not stop at its deadline")
+            .expect("the drain thread panicked")
+    }
+
+    #[test]
+    fn a_pipe_still_held_open_is_closed_at_the_deadline() {
+        let ((out_r, _out_w), (err_r, _err_w)) = (pipe(), pipe());
+        let drain = Drain::start(out_r, err_r, 16).unwrap();
+        let outcome = finish_within(
+            drain,
+            Instant::now() + Duration::from_millis(100),
+            Duration::from_secs(5),
+        );
+        assert!(outcome.forced_closed);
+    }
+
+    /// Before its deadline the drain waits for EOF: output written after `finish` was called
+    /// is still captured, and nothing is forced closed.
+    #[test]
+    fn output_that_comes_before_the_deadline_is_captured() {
+        let (out_r, out_w) = pipe();
+        let (err_r, err_w) = pipe();
+        let mut writer = Command::new("/bin/sh")
+            .args(["-c", "sleep 0.2; printf late"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::from(out_w))
+            .stderr(Stdio::from(err_w))
+            .spawn()
+            .unwrap();
+        let drain = Drain::start(out_r, err_r, 16).unwrap();
+        let outcome = finish_within(
+            drain,
+            Instant::now() + Duration::from_secs(10),
+            Duration::from_secs(20),
+        );
+        writer.wait().unwrap();
+        assert!(!outcome.forced_closed);
+        assert_eq!(outcome.stdout.bytes, b"late");
+        assert_eq!(outcome.stderr.total_bytes, 0);
+    }
+
+    /// A drain dropped without `finish` (an early error return) stops soon and closes its
+    /// pipes, though nobody joins it: the writer sees its reader gone.
+    #[test]
+    fn a_dropped_drain_closes_its_pipes_soon() {
+        let ((out_r, out_w), (err_r, _err_w)) = (pipe(), pipe());
+        let drain = Drain::start(out_r, err_r, 16).unwrap();
+        drop(drain);
+        let deadline = Instant::now() + Duration::from_secs(5);
+        let closed = loop {
+            let mut fds = [PollFd::new(out_w.as_fd(), PollFlags::empty())];
+            let _ = poll(&mut fds, PollTimeout::from(50u8));
+            let revents = fds[0].revents().unwrap_or(PollFlags::empty());
+            if revents.contains(PollFlags::POLLERR) {
+                break true;
+            }
+            if Instant::now() >= deadline {
+                break false;
+            }
+        };
+        assert!(closed, "the reader of a dropped drain was never closed");
+    }
+}
