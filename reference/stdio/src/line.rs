@@ -406,6 +406,9 @@ mod tests {
         assert!(head.maybe_json && head.has_method && !head.has_outcome);
         let head = scan_head(br#"{"jsonrpc":"2.0","result":{"#);
         assert!(head.has_outcome && !head.has_method);
+        // An id that is not a scalar is skipped over, and the keys after it still count.
+        let head = scan_head(br#"{"id":{"a":[1]},"method":"x","params":{"#);
+        assert!(head.id.is_none() && head.has_method);
         assert!(!scan_head(b"not json").maybe_json);
         assert!(!scan_head(b"{\"a\":\"\xff\xfe").maybe_json);
         // A character cut at the end of the head is not an encoding error.

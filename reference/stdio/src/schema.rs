@@ -437,6 +437,115 @@ mod tests {
     }
 
     #[test]
+    fn small_integer_formats_keep_their_exact_range() {
+        let fixed = portable(json!({"properties": {
+            "a": {"type": "integer", "format": "int8"},
+            "b": {"type": "integer", "format": "int16"},
+            "c": {"type": "integer", "format": "uint8", "minimum": 0},
+            "d": {"type": "integer", "format": "uint16", "minimum": 0},
+        }}));
+        assert_eq!(
+            fixed["properties"],
+            json!({
+                "a": {"type": "integer", "minimum": -128, "maximum": 127},
+                "b": {"type": "integer", "minimum": -32768, "maximum": 32767},
+                "c": {"type": "integer", "minimum": 0, "maximum": 255},
+                "d": {"type": "integer", "minimum": 0, "maximum": 65535},
+            })
+        );
+    }
+
+    /// An object branch keeps the object keywords; `items` given as one schema (not an
+    /// array of them) is rewritten and judged like any subschema.
+    #[test]
+    fn object_branches_and_single_items_schemas_are_rewritten() {
+        let fixed = portable(json!({
+            "type": ["object", "null"],
+            "properties": {"a": {"type": "string"}},
+            "required": ["a"],
+            "additionalProperties": false,
+        }));
+        assert_eq!(
+            fixed,
+            json!({"anyOf": [
+                {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"],
+                 "additionalProperties": false},
+                {"type": "null"},
+            ]})
+        );
+        let list = json!({"type": "array", "items": {"type": ["string", "null"]}});
+        assert_eq!(
+            portability_findings(&list),
+            [r#"/items: `type` array ["string","null"]"#]
+        );
+        assert_eq!(
+            portable(list)["items"],
+            json!({"anyOf": [{"type": "string"}, {"type": "null"}]})
+        );
+    }
+
+    /// A schema constrains something when any one keyword of any kind does; `then` and `else`
+    /// only beside an `if`.
+    #[test]
+    fn one_constraining_keyword_of_any_kind_is_enough() {
+        for schema in [
+            json!({"enum": [1]}),
+            json!({"minimum": 0}),
+            json!({"contentEncoding": "base64"}),
+            json!({"minItems": 1}),
+            json!({"required": ["a"]}),
+            json!({"if": {"type": "string"}, "then": {"minLength": 1}}),
+            json!({"if": {"type": "string"}, "else": {"type": "integer"}}),
+        ] {
+            assert_eq!(
+                portability_findings(&schema),
+                Vec::<String>::new(),
+                "{schema}"
+            );
+        }
+        for schema in [
+            json!({"then": {"minLength": 1}}),
+            json!({"if": {"type": "string"}}),
+        ] {
+            assert_eq!(
+                portability_findings(&schema),
+                [": constrains nothing (accepts any value)"],
+                "{schema}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_tool_is_made_portable_in_both_schemas_and_otherwise_unchanged() {
+        let schema = |v: Value| match v {
+            Value::Object(map) => map,
+            _ => panic!("object expected"),
+        };
+        let mut tool = Tool::new(
+            "files.list",
+            "Lists files.",
+            schema(
+                json!({"type": "object", "properties": {"n": {"type": "integer", "format": "uint64", "minimum": 0}}}),
+            ),
+        );
+        tool.output_schema = Some(Arc::new(schema(
+            json!({"type": "object", "properties": {"next": {"type": ["string", "null"]}}}),
+        )));
+        let tool = portable_tool(tool);
+        assert_eq!(tool.name, "files.list");
+        assert_eq!(tool.description.as_deref(), Some("Lists files."));
+        assert_eq!(
+            Value::Object((*tool.input_schema).clone())["properties"]["n"],
+            json!({"type": "integer", "minimum": 0})
+        );
+        let output = tool.output_schema.map(|s| Value::Object((*s).clone()));
+        assert_eq!(
+            output.unwrap()["properties"]["next"],
+            json!({"anyOf": [{"type": "string"}, {"type": "null"}]})
+        );
+    }
+
+    #[test]
     fn findings_name_the_place() {
         let schema = json!({"type": "object",
                             "properties": {"a/b": {"type": ["string", "null"]}, "c": true,
