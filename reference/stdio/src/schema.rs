@@ -540,7 +540,7 @@ mod tests {
         );
         let output = tool.output_schema.map(|s| Value::Object((*s).clone()));
         assert_eq!(
-            output.unwrap()["properties"]["next"],
+            output.expect("an output schema")["properties"]["next"],
             json!({"anyOf": [{"type": "string"}, {"type": "null"}]})
         );
     }
