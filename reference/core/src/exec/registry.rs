@@ -119,3 +119,48 @@ impl Registry {
             .any(|(&k, e)| k != id && e.main == Some(pid))
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn executions_know_each_other_only_while_live() {
+        let mut reg = Registry::default();
+        let a = reg.register();
+        assert!(!reg.others_live(a), "alone");
+        let b = reg.register();
+        assert!(reg.others_live(a) && reg.others_live(b));
+        reg.set_main(a, 100);
+        reg.set_main(b, 200);
+        assert!(reg.is_other_main(a, 200) && reg.is_other_main(b, 100));
+        assert!(!reg.is_other_main(a, 100) && !reg.is_other_main(b, 200));
+        assert!(!reg.is_other_main(a, 300));
+        reg.remove(b);
+        assert!(!reg.others_live(a));
+        assert!(!reg.is_other_main(a, 200));
+        // A removed execution is not brought back by a late update.
+        reg.set_main(b, 300);
+        reg.set_recorded(b, [(301, 1)].into_iter());
+        assert!(!reg.others_live(a) && reg.recorded(b).is_none());
+    }
+
+    #[test]
+    fn recorded_descendants_are_replaced_and_bounded() {
+        let mut reg = Registry::default();
+        let a = reg.register();
+        reg.set_recorded(a, [(10, 1), (11, 2)].into_iter());
+        reg.set_recorded(a, [(12, 3)].into_iter());
+        assert_eq!(reg.recorded(a).unwrap(), &HashMap::from([(12, 3)]));
+        reg.set_recorded(a, (0..100_000).map(|p| (p, 0)));
+        assert_eq!(reg.recorded(a).unwrap().len(), MAX_RECORDED);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn this_process_becomes_a_child_subreaper() {
+        enable_subreaper().unwrap();
+        assert!(nix::sys::prctl::get_child_subreaper().unwrap());
+    }
+}
