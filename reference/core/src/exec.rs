@@ -25,6 +25,8 @@ mod drain;
 mod env;
 mod identity;
 pub mod lookup;
+#[cfg(not(target_os = "linux"))]
+mod off_linux;
 mod procfs;
 mod registry;
 mod run;

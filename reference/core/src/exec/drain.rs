@@ -155,12 +155,8 @@ fn discard(fd: &OwnedFd, null: &File, capture: &mut CaptureBuffer) -> nix::Resul
     Ok(n)
 }
 
-/// Without splice, discarded bytes are read like any others (`EINVAL` makes the caller
-/// fall back to reading).
 #[cfg(not(target_os = "linux"))]
-fn discard(_: &OwnedFd, _: &File, _: &mut CaptureBuffer) -> nix::Result<usize> {
-    Err(Errno::EINVAL)
-}
+use super::off_linux::discard;
 
 /// Polls the open pipes for up to `wait`; which of them can be read (or hit EOF/error).
 fn poll_ready(open: &[Option<OwnedFd>; 2], wait: Duration) -> nix::Result<[bool; 2]> {

@@ -34,11 +34,8 @@ pub(crate) fn snapshot() -> Vec<ProcInfo> {
         .collect()
 }
 
-/// Every process currently visible in `/proc` (empty without procfs).
 #[cfg(not(target_os = "linux"))]
-pub(crate) fn snapshot() -> Vec<ProcInfo> {
-    Vec::new()
-}
+pub(crate) use super::off_linux::snapshot;
 
 /// The current state of one process, if it exists.
 pub(crate) fn stat(pid: i32) -> Option<ProcInfo> {

@@ -30,9 +30,7 @@ fn set_subreaper() -> Result<(), i32> {
 }
 
 #[cfg(not(target_os = "linux"))]
-fn set_subreaper() -> Result<(), i32> {
-    Ok(())
-}
+use super::off_linux::set_subreaper;
 
 static TERMINATING: AtomicBool = AtomicBool::new(false);
 

@@ -249,8 +249,6 @@ fn cloexec_pipe() -> nix::Result<(OwnedFd, OwnedFd)> {
     nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)
 }
 
-/// The supervisor is Linux-only ([`supervisor::enable`] does nothing elsewhere).
+// The supervisor is Linux-only ([`supervisor::enable`] does nothing elsewhere).
 #[cfg(not(target_os = "linux"))]
-fn cloexec_pipe() -> nix::Result<(OwnedFd, OwnedFd)> {
-    Err(nix::errno::Errno::ENOSYS)
-}
+use super::off_linux::cloexec_pipe;

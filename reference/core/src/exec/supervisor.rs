@@ -226,11 +226,8 @@ fn wait_signal(set: &SigSet, timeout: Duration) {
     }
 }
 
-/// Without `sigtimedwait` (never used: [`enable`] is Linux-only), polls.
 #[cfg(not(target_os = "linux"))]
-fn wait_signal(_set: &SigSet, timeout: Duration) {
-    std::thread::sleep(timeout);
-}
+use super::off_linux::wait_signal;
 
 /// The command starts with an empty signal mask and dies if we die (SIGKILL by the
 /// server's cleanup included).
