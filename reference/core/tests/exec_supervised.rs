@@ -176,6 +176,8 @@ fn start_failures_are_reported_as_a_direct_spawns() {
         matches!(&err, ExecError::Spawn(e) if e.raw_os_error() == Some(nix::libc::ENOENT)),
         "{err:?}"
     );
+    // The supervisor that reported the failure was reaped before the error returned.
+    assert_eq!(children_of_this_process(), Vec::<i32>::new());
     let not_executable = dir.path().join("data.txt");
     std::fs::write(&not_executable, "not a program\n").unwrap();
     let mut denied = sh("", dir.path());
@@ -241,6 +243,21 @@ fn server() -> ExitCode {
     let r = run(&spec);
     eprintln!("the probe tree ended before the server was killed: {r:?}");
     ExitCode::FAILURE
+}
+
+/// Every process (zombies included) whose parent is this process.
+fn children_of_this_process() -> Vec<i32> {
+    let me = std::process::id().to_string();
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+                let after_name = stat.rsplit(')').next().unwrap_or("");
+                after_name.split_whitespace().nth(1) == Some(me.as_str())
+            })
+        })
+        .collect()
 }
 
 /// The parent pid of `pid`, from /proc.
