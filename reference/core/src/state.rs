@@ -285,6 +285,26 @@ mod tests {
         }
     }
 
+    /// A binding that exists but cannot be read is not a missing one: it is never replaced
+    /// by a fresh binding for whoever asks (here a symlink loop where the binding should be).
+    #[test]
+    fn an_unreadable_binding_fails_closed_and_is_left_alone() {
+        let t = tempfile::tempdir().unwrap();
+        let ws = t.path().join("ws");
+        std::fs::create_dir_all(&ws).unwrap();
+        let w = Workspace::open(ws.to_str().unwrap()).unwrap();
+        let state = t.path().join("state");
+        std::fs::create_dir_all(&state).unwrap();
+        let none = |_: &str| None;
+        let s = StateRoot::resolve(&w, Some(state.to_str().unwrap()), &none).unwrap();
+        let binding = s.binding_path();
+        std::fs::remove_file(&binding).unwrap();
+        std::os::unix::fs::symlink(&binding, &binding).unwrap();
+        let e = StateRoot::resolve(&w, Some(state.to_str().unwrap()), &none).unwrap_err();
+        assert!(matches!(e, ConfigError::StateRootIo(_)), "{e:?}");
+        assert!(binding.symlink_metadata().unwrap().file_type().is_symlink());
+    }
+
     #[test]
     fn a_state_root_reaching_into_the_workspace_through_dot_dot_is_refused() {
         let t = tempfile::tempdir().unwrap();

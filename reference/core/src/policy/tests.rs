@@ -39,6 +39,20 @@ fn relative_keys_resolve_next_to_the_file_and_env_wins() {
     assert_eq!(p.audit_fail_mode, FailMode::Open);
 }
 
+/// A relative override names a path from where the server was started (the process's
+/// working directory), not from the policy file.
+#[test]
+fn a_relative_override_resolves_from_the_working_directory() {
+    let (_tmp, file) = setup();
+    let o = Overrides {
+        audit_log: Some("logs/audit.jsonl".into()),
+        ..Default::default()
+    };
+    let p = load("[terminal]\njail_root = \"jail\"\n", &file, &o).unwrap();
+    let cwd = std::env::current_dir().unwrap();
+    assert_eq!(p.audit_log, cwd.join("logs/audit.jsonl"));
+}
+
 #[test]
 fn an_empty_key_is_unset_and_the_journal_is_checked_only_for_files() {
     let (tmp, file) = setup();
