@@ -130,6 +130,41 @@ fn startup_failures() {
 }
 
 #[test]
+fn limits_hold_at_their_exact_edges() {
+    // The bounds as numbers (one day, 16 MiB), not the constants, which move with a change.
+    let (tmp, file) = setup();
+    let none = Overrides::default();
+    let with = |limits: &str| {
+        load(
+            &format!("[terminal]\njail_root = \"jail\"\n[terminal.limits]\n{limits}\n"),
+            &file,
+            &none,
+        )
+    };
+    for ok in [
+        "max_output_bytes = 1",
+        "max_output_bytes = 16777216",
+        "timeout_seconds = 86400",
+        "timeout_seconds = 0.001",
+    ] {
+        assert!(with(ok).is_ok(), "{ok}");
+    }
+    for (refused, key) in [
+        ("max_output_bytes = 0", "max_output_bytes"),
+        ("max_output_bytes = 16777217", "max_output_bytes"),
+        ("timeout_seconds = 86400.5", "timeout_seconds"),
+        ("timeout_seconds = -1", "timeout_seconds"),
+    ] {
+        let e = with(refused).expect_err(refused).to_string();
+        assert!(e.contains(key), "{refused}: {e}");
+    }
+    let policy = with("max_output_bytes = 16777216\ntimeout_seconds = 2.5").expect("valid");
+    assert_eq!(policy.terminal.max_output_bytes, 16_777_216);
+    assert_eq!(policy.terminal.timeout, std::time::Duration::from_millis(2500));
+    drop(tmp);
+}
+
+#[test]
 fn audit_log_through_a_symlink_into_the_jail_is_refused() {
     let (tmp, file) = setup();
     std::os::unix::fs::symlink(tmp.path().join("jail"), tmp.path().join("state")).unwrap();

@@ -187,4 +187,17 @@ mod tests {
         assert!(!text.contains("hunter2"), "{text}");
         assert!(text.ends_with('\n'));
     }
+
+    #[test]
+    fn a_flush_reaches_the_inner_writer() {
+        // A buffered inner writer holds the event until it is flushed: the log subscriber's
+        // flush must get through, or the last lines before an exit are lost.
+        let mut out = Vec::new();
+        {
+            let mut writer = RedactingWriter::new(std::io::BufWriter::new(&mut out));
+            writer.write_all(b"line\n").expect("write to a buffer");
+            writer.flush().expect("flush to a Vec");
+            assert_eq!(writer.inner.get_ref().as_slice(), b"line\n");
+        }
+    }
 }
