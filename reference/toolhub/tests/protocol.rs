@@ -1,7 +1,7 @@
 //! Protocol details real clients and the official conformance suite check, on the real binary
 //! over real pipes: `ping` and `logging/setLevel` do not exist for a 2026-07-28 request
 //! (SEP-2575) while legacy `ping` keeps working, a cursor the server never issued is invalid
-//! params in both generations, and the tool schemas carry no non-standard `format` and no
+//! params in both generations, the tool list is `public` to modern clients, and the tool schemas carry no non-standard `format` and no
 //! `type` array (the MCP Inspector CLIs warn on both).
 
 mod common;
@@ -37,6 +37,28 @@ fn modern_ping_and_set_level_are_method_not_found() {
         assert_eq!(error_code(&level), Some(-32601), "round {round}: {level}");
         let list = s.request("tools/list", json!({"_meta": modern_meta()}));
         assert_eq!(list["result"]["resultType"], "complete", "{list}");
+    }
+}
+
+#[test]
+fn the_tool_list_is_public_to_modern_clients_and_legacy_shaped_for_legacy_ones() {
+    // Our choice where the 2026-07-28 caching utility leaves one: the list is the same for
+    // every client, so `public` (rmcp would fill in `private`); a legacy session's list keeps
+    // the 2025 shape, without the hints its schema does not have.
+    let sb = Sandbox::new();
+    let mut s = sb.server();
+    let modern = s.request("tools/list", json!({"_meta": modern_meta()}));
+    assert_eq!(modern["result"]["cacheScope"], "public", "{modern}");
+    assert_eq!(modern["result"]["ttlMs"], 0, "{modern}");
+    // A fresh server for the legacy session (this one has answered a modern request, after
+    // which rmcp wants the modern `_meta` on every request).
+    let mut s = sb.server();
+    s.initialize();
+    let legacy = s.request("tools/list", json!({}));
+    let result = legacy["result"].as_object().unwrap_or_else(|| panic!("a result: {legacy}"));
+    assert!(result.contains_key("tools"), "{legacy}");
+    for hint in ["ttlMs", "cacheScope", "resultType"] {
+        assert!(!result.contains_key(hint), "{hint} in a legacy list: {legacy}");
     }
 }
 
