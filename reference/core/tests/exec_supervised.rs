@@ -30,6 +30,8 @@ use mcp_testkit::procs::{PROBE_TREE_SCRIPT, alive, probe_pids, wait_until};
 
 const ROLE: &str = "MCP_CORE_SUPERVISED_ROLE";
 const NESTED: &str = "MCP_CORE_SUPERVISED_NESTED";
+/// For the "server": a script to run instead of the probe tree.
+const SCRIPT: &str = "MCP_CORE_SUPERVISED_SCRIPT";
 /// Exit code of this binary when it finds itself started where a supervisor should run.
 const MISDISPATCHED: u8 = 99;
 /// How long a command may run in a case: a supervisor that never reports the command's exit
@@ -75,6 +77,10 @@ const CASES: &[(&str, fn())] = &[
     (
         "server_sigkill_ends_the_tree_and_the_supervisor",
         server_sigkill_ends_the_tree_and_the_supervisor,
+    ),
+    (
+        "a_tree_forking_while_it_is_killed_leaves_nothing",
+        a_tree_forking_while_it_is_killed_leaves_nothing,
     ),
 ];
 
@@ -234,11 +240,93 @@ fn server_sigkill_ends_the_tree_and_the_supervisor() {
     );
 }
 
-/// The "server": runs the probe tree in its working directory and blocks until killed.
+/// A command that keeps forking while its supervisor kills it: what was forked after one
+/// look at the process table is only found by the next, so the supervisor must look again
+/// until nothing is left, not kill once and leave.
+fn a_tree_forking_while_it_is_killed_leaves_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    // Every process of the tree carries the token in its environment: survivors are found
+    // by it wherever they were reparented.
+    let token = format!(
+        "storm-{}-{}",
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos()
+    );
+    let script = format!(
+        "export FORK_STORM={token}; echo $$ > main.pid; \
+         for s in 1 2 3 4; do (i=0; while [ $i -lt 800 ]; do sleep 1000 & i=$((i+1)); \
+         if [ $i -eq 50 ]; then : > forking.$s; fi; done; wait) & done; wait"
+    );
+    let mut server = Command::new(std::env::current_exe().unwrap())
+        .env(ROLE, "server")
+        .env(SCRIPT, &script)
+        .current_dir(dir.path())
+        .spawn()
+        .unwrap();
+    // Four shells fork side by side, so some fork lands between any look and its kills.
+    let started = wait_until(Instant::now() + Duration::from_secs(15), || {
+        (1..=4).all(|s| dir.path().join(format!("forking.{s}")).exists())
+    });
+    let main: i32 = std::fs::read_to_string(dir.path().join("main.pid"))
+        .unwrap_or_default()
+        .trim()
+        .parse()
+        .unwrap_or(0);
+    let supervisor = if main > 0 { parent_of(main) } else { 0 };
+    server.kill().unwrap();
+    server.wait().unwrap();
+    assert!(started && supervisor > 0, "the storm never started");
+    let supervisor_gone = wait_until(Instant::now() + AFTER_DEATH, || !alive(supervisor));
+    // The supervisor reaps everything before it exits: nothing may be alive once it is gone
+    // (a short wait only for processes already SIGKILLed but not yet torn down).
+    let gone = wait_until(Instant::now() + Duration::from_secs(1), || {
+        carrying(&token).is_empty()
+    });
+    let survivors = carrying(&token);
+    // Clean up after a failure: survivors may still be forking, so until none is left.
+    wait_until(Instant::now() + AFTER_DEATH, || {
+        let left = carrying(&token);
+        for &p in &left {
+            let _ =
+                nix::sys::signal::kill(nix::unistd::Pid::from_raw(p), nix::sys::signal::SIGKILL);
+        }
+        left.is_empty()
+    });
+    assert!(
+        supervisor_gone,
+        "the supervisor {supervisor} outlived its server"
+    );
+    assert!(
+        gone,
+        "{} processes of the tree survived its supervisor",
+        survivors.len()
+    );
+}
+
+/// Live processes whose environment carries `token`.
+fn carrying(token: &str) -> Vec<i32> {
+    let needle = format!("FORK_STORM={token}");
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|&pid| {
+            alive(pid)
+                && std::fs::read(format!("/proc/{pid}/environ"))
+                    .is_ok_and(|env| env.split(|&b| b == 0).any(|var| var == needle.as_bytes()))
+        })
+        .collect()
+}
+
+/// The "server": runs the probe tree (or the script it was given) in its working directory
+/// and blocks until killed.
 fn server() -> ExitCode {
     supervisor::enable().unwrap();
     let cwd = std::env::current_dir().unwrap();
-    let mut spec = sh(PROBE_TREE_SCRIPT, &cwd);
+    let script = std::env::var(SCRIPT).unwrap_or_else(|_| PROBE_TREE_SCRIPT.to_owned());
+    let mut spec = sh(&script, &cwd);
     spec.timeout = Duration::from_secs(60);
     let r = run(&spec);
     eprintln!("the probe tree ended before the server was killed: {r:?}");

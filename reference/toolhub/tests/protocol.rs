@@ -55,10 +55,15 @@ fn the_tool_list_is_public_to_modern_clients_and_legacy_shaped_for_legacy_ones()
     let mut s = sb.server();
     s.initialize();
     let legacy = s.request("tools/list", json!({}));
-    let result = legacy["result"].as_object().unwrap_or_else(|| panic!("a result: {legacy}"));
+    let result = legacy["result"]
+        .as_object()
+        .unwrap_or_else(|| panic!("a result: {legacy}"));
     assert!(result.contains_key("tools"), "{legacy}");
     for hint in ["ttlMs", "cacheScope", "resultType"] {
-        assert!(!result.contains_key(hint), "{hint} in a legacy list: {legacy}");
+        assert!(
+            !result.contains_key(hint),
+            "{hint} in a legacy list: {legacy}"
+        );
     }
 }
 

@@ -160,7 +160,10 @@ fn limits_hold_at_their_exact_edges() {
     }
     let policy = with("max_output_bytes = 16777216\ntimeout_seconds = 2.5").expect("valid");
     assert_eq!(policy.terminal.max_output_bytes, 16_777_216);
-    assert_eq!(policy.terminal.timeout, std::time::Duration::from_millis(2500));
+    assert_eq!(
+        policy.terminal.timeout,
+        std::time::Duration::from_millis(2500)
+    );
     drop(tmp);
 }
 
