@@ -32,12 +32,7 @@ pub enum FailureKind {
     Error,
 }
 
-/// A position in a scenario file, 1-based.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct Position {
-    pub line: u64,
-    pub column: u64,
-}
+pub use mcp_conformance_lang::model::Position;
 
 /// Everything a reader needs to understand one failure without re-running it.
 #[derive(Debug, Clone, Serialize)]

@@ -6,7 +6,7 @@ use crate::generation::{Generation, ModernMeta};
 use crate::interp::Vars;
 use crate::model::{LevelPolicy, Scenario};
 use crate::report::{Failure, FailureKind, ScenarioResult, Status};
-use crate::sandbox::{Sandbox, SandboxSpec};
+use crate::sandbox::{Layer, Sandbox, SandboxSpec};
 use crate::session::Session;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};

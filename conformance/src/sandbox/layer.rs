@@ -2,11 +2,17 @@
 
 use super::spec::DirSpec;
 
-impl DirSpec {
+/// Layering for [`DirSpec`], a type of the language crate: a trait, since this crate cannot add
+/// inherent methods to it.
+pub trait Layer {
     /// This seed laid over `base`: every file, folder and symlink of both, where an entry of
     /// `self` replaces a file or symlink of `base` at the same path (a scenario's file wins
     /// over the target's default), and `self`'s git history, if any, replaces `base`'s.
-    pub fn layered_over(&self, base: &DirSpec) -> DirSpec {
+    fn layered_over(&self, base: &DirSpec) -> DirSpec;
+}
+
+impl Layer for DirSpec {
+    fn layered_over(&self, base: &DirSpec) -> DirSpec {
         let mut out = base.clone();
         for (path, file) in &self.files {
             out.symlinks.remove(path);

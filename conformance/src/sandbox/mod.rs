@@ -12,7 +12,6 @@
 mod describe;
 mod layer;
 mod seed;
-mod spec;
 #[cfg(test)]
 mod tests;
 
@@ -24,9 +23,14 @@ use std::path::{Path, PathBuf};
 
 use tempfile::TempDir;
 
+/// The spec (what a scenario writes) lives in the language crate; this module materialises it.
+use mcp_conformance_lang::sandbox as spec;
+
 pub use describe::describe_path;
+pub use layer::Layer;
 pub use spec::{
-    CommitSpec, DirSpec, FileDetails, FileMode, FileSpec, GitSpec, MAX_GENERATED_BYTES, SandboxSpec,
+    CommitSpec, DirSpec, FileDetails, FileMode, FileSpec, GitSpec, MAX_GENERATED_BYTES,
+    SandboxSpec, SpecError,
 };
 
 /// The runner's `${...}` interpolation as seeding calls it: `(text, sandbox variables)` ->
@@ -83,6 +87,16 @@ pub enum SandboxError {
         /// Git's stderr (or why git could not be started).
         stderr: String,
     },
+}
+
+/// A spec refused without I/O keeps its variant and its message.
+impl From<SpecError> for SandboxError {
+    fn from(error: SpecError) -> SandboxError {
+        match error {
+            SpecError::BadPath { path, reason } => SandboxError::BadPath { path, reason },
+            SpecError::BadSpec { path, message } => SandboxError::BadSpec { path, message },
+        }
+    }
 }
 
 impl SandboxError {

@@ -30,19 +30,8 @@ pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 
 /// One lifecycle generation.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    Deserialize,
-    JsonSchema,
-    clap::ValueEnum,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum Generation {
     /// The `initialize` handshake (2025-11-25 and earlier).
@@ -71,7 +60,8 @@ impl std::fmt::Display for Generation {
 }
 
 /// What `run --protocol` asks for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum ProtocolChoice {
     /// Only the `initialize` handshake.
     Legacy,

@@ -1,7 +1,7 @@
 //! Properties of the `expect:` matcher that must hold for any input, not just hand-picked ones.
 #![allow(clippy::unwrap_used)]
 
-use mcp_conformance::matcher::{Mismatch, check_pattern, explain, matches};
+use mcp_conformance_lang::matcher::{Mismatch, check_pattern, explain, matches};
 use proptest::prelude::*;
 use proptest::sample::Index;
 use serde_json::{Map, Value, json};

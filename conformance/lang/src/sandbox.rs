@@ -4,7 +4,8 @@
 //! These types are deserialized from the scenario YAML and also feed the published JSON Schema,
 //! so every type and field carries a doc comment (schemars turns them into descriptions).
 //! [`SandboxSpec::validate`] checks everything that can be checked without touching the disk,
-//! so a scenario file can be rejected at load time with a precise message.
+//! so a scenario file can be rejected at load time with a precise message. Creating and seeding
+//! the tree on disk is the engine's job (`mcp-conformance`'s `sandbox` module).
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -15,7 +16,29 @@ use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::de::{self, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 
-use super::SandboxError;
+/// What [`SandboxSpec::validate`] and the path helpers refuse. The engine turns it into its own
+/// sandbox error, variant for variant and with the same messages.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SpecError {
+    /// A seeding path is unusable: empty, absolute or containing `..`, or a bad folder name.
+    /// `path` is shown as `<area>/<path>`, e.g. `workspace/../x`.
+    #[error("bad sandbox path {path:?}: {reason}")]
+    BadPath {
+        /// The path as written in the scenario, prefixed with its area.
+        path: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A file spec is inconsistent (e.g. both `content` and `base64`, invalid base64), or a git
+    /// branch or config key is unusable.
+    #[error("bad sandbox file {path:?}: {message}")]
+    BadSpec {
+        /// The file (or folder), prefixed with its area.
+        path: String,
+        /// What is wrong with it.
+        message: String,
+    },
+}
 
 /// Largest file a `repeat` + `bytes` spec may produce (1 GiB): a guard against a typo filling the
 /// disk of the machine that runs the suite.
@@ -296,7 +319,8 @@ impl FileSpec {
     }
 
     /// Checks the object form's field combination and decodes `base64`, without I/O.
-    pub(crate) fn validate(&self) -> Result<(), String> {
+    /// Public because the engine's seeding checks each file again before writing it.
+    pub fn validate(&self) -> Result<(), String> {
         let FileSpec::Detailed(d) = self else {
             return Ok(());
         };
@@ -331,9 +355,9 @@ impl FileSpec {
 
 impl SandboxSpec {
     /// Checks every path, folder name and file spec without touching the disk, so a scenario
-    /// loader can reject a bad scenario before any sandbox exists. [`super::Sandbox::seed`]
-    /// calls it too.
-    pub fn validate(&self) -> Result<(), SandboxError> {
+    /// loader can reject a bad scenario before any sandbox exists. The engine's seeding calls
+    /// it too.
+    pub fn validate(&self) -> Result<(), SpecError> {
         self.workspace.validate("workspace")?;
         self.state.validate("state")?;
         self.home.validate("home")?;
@@ -347,11 +371,11 @@ impl SandboxSpec {
 
 impl DirSpec {
     /// Checks this folder's paths and file specs; `area` names the folder in error messages.
-    pub fn validate(&self, area: &str) -> Result<(), SandboxError> {
+    pub fn validate(&self, area: &str) -> Result<(), SpecError> {
         for (path, file) in &self.files {
             let shown = format!("{area}/{path}");
             clean_relative(path, &shown)?;
-            file.validate().map_err(|message| SandboxError::BadSpec {
+            file.validate().map_err(|message| SpecError::BadSpec {
                 path: shown,
                 message,
             })?;
@@ -374,14 +398,14 @@ impl DirSpec {
             if let Some(branch) = &git.branch
                 && (branch.trim().is_empty() || branch.starts_with('-'))
             {
-                return Err(SandboxError::BadSpec {
+                return Err(SpecError::BadSpec {
                     path: area.to_owned(),
                     message: format!("git branch {branch:?} is not a branch name"),
                 });
             }
             for key in git.config.keys() {
                 if key.trim().is_empty() || key.starts_with('-') {
-                    return Err(SandboxError::BadSpec {
+                    return Err(SpecError::BadSpec {
                         path: area.to_owned(),
                         message: format!("git config key {key:?} is not a config key"),
                     });
@@ -395,8 +419,9 @@ impl DirSpec {
 /// Turns a seeding key into a clean relative path: rejects empty paths, absolute paths and
 /// `..` components (they would let a scenario write outside its folder); drops `.` components.
 /// `shown` is how the path appears in the error.
-pub(crate) fn clean_relative(path: &str, shown: &str) -> Result<PathBuf, SandboxError> {
-    let bad = |reason: &str| SandboxError::BadPath {
+/// Public because the engine's seeding cleans each path with it before touching the disk.
+pub fn clean_relative(path: &str, shown: &str) -> Result<PathBuf, SpecError> {
+    let bad = |reason: &str| SpecError::BadPath {
         path: shown.to_owned(),
         reason: reason.to_owned(),
     };
@@ -419,7 +444,8 @@ pub(crate) fn clean_relative(path: &str, shown: &str) -> Result<PathBuf, Sandbox
 }
 
 /// Extra folder names become `dirs/<name>` and `${dirs.<name>}`: one plain component only.
-pub(crate) fn check_dir_name(name: &str) -> Result<(), SandboxError> {
+/// Public because the engine checks each name again when it creates the folder.
+pub fn check_dir_name(name: &str) -> Result<(), SpecError> {
     let reason = if name.is_empty() {
         Some("is empty")
     } else if name == "." || name == ".." {
@@ -430,7 +456,7 @@ pub(crate) fn check_dir_name(name: &str) -> Result<(), SandboxError> {
         None
     };
     match reason {
-        Some(reason) => Err(SandboxError::BadPath {
+        Some(reason) => Err(SpecError::BadPath {
             path: format!("dirs.{name}"),
             reason: reason.to_owned(),
         }),
@@ -440,7 +466,8 @@ pub(crate) fn check_dir_name(name: &str) -> Result<(), SandboxError> {
 
 /// Decodes standard base64 (`A-Z a-z 0-9 + /`), padding optional, ASCII whitespace ignored so
 /// long values can be folded in YAML. A tiny decoder here avoids a dependency for one field.
-pub(crate) fn decode_base64(text: &str) -> Result<Vec<u8>, String> {
+/// Public because the engine's seeding decodes the content it writes with it.
+pub fn decode_base64(text: &str) -> Result<Vec<u8>, String> {
     fn value(byte: u8) -> Option<u32> {
         match byte {
             b'A'..=b'Z' => Some(u32::from(byte - b'A')),

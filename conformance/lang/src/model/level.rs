@@ -88,7 +88,7 @@ impl LevelPolicy {
 }
 
 /// The documents this project implements, by the names scenario sources use. Their text is
-/// kept in `conformance/documents/` and built in, so every quote from them is checked
+/// kept in `conformance/lang/documents/` and built in, so every quote from them is checked
 /// against the text when a scenario is loaded.
 pub const DOCUMENTS: &[&str] = &["toolhub", "safe-mcp-suite", "mcp-hub"];
 

@@ -3,9 +3,8 @@
 
 use super::level::{SOURCED_SUITES, Sources};
 use super::scenario::{RawScenario, RawStep};
-use super::{FileError, Scenario, Step, StepKind};
+use super::{FileError, Position, Scenario, Step, StepKind};
 use crate::matcher::check_pattern;
-use crate::report::Position;
 use crate::sandbox::SandboxSpec;
 use serde_json::Value;
 use serde_saphyr::Spanned;

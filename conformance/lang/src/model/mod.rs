@@ -12,13 +12,20 @@ pub use scenario::{ExecSpec, InitializeSpec, OpenMode, RawScenario, ServerSpec};
 pub use target::{CommandSpec, GenerationClaim, Knob, KnobEnv, Target};
 pub use validate::validate_scenario;
 
-use crate::report::Position;
 use crate::sandbox::SandboxSpec;
+use serde::Serialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+
+/// A position in a scenario file, 1-based.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Position {
+    pub line: u64,
+    pub column: u64,
+}
 
 /// A problem in a scenario or target file, with its position when known.
 #[derive(Debug, Clone, PartialEq, Eq)]
