@@ -1,7 +1,7 @@
 //! The `mcp-conformance` command line.
 
 use crate::model::{self, FileError};
-use crate::report::{self, human::HumanReporter, human::Progress};
+use crate::report::{Reporter, console::Console, files::ReportFiles, human::HumanReporter};
 use crate::runner::{self, RunOptions};
 use clap::{Parser, Subcommand};
 use std::collections::BTreeSet;
@@ -114,6 +114,10 @@ pub struct RunArgs {
     /// Write a JUnit XML report to this file.
     #[arg(long)]
     pub junit: Option<PathBuf>,
+    /// Write a Markdown summary to this file (for `$GITHUB_STEP_SUMMARY` or a pull-request
+    /// comment).
+    #[arg(long)]
+    pub markdown: Option<PathBuf>,
     /// A file of scenario names expected to fail (one per line, # comments).
     #[arg(long)]
     pub baseline: Option<PathBuf>,
@@ -309,46 +313,27 @@ fn run(args: RunArgs) -> ExitCode {
     };
     let stdout = std::io::stdout();
     let color = !args.no_color && stdout.is_terminal() && std::env::var_os("NO_COLOR").is_none();
-    let width = scenarios
-        .iter()
-        .map(|s| s.name.chars().count())
-        .max()
-        .unwrap_or(0);
-    let mut human = HumanReporter::new(stdout.lock(), color, args.verbose).with_name_width(width);
-    let mut progress = Progress::new(scenarios.len(), std::io::stderr().is_terminal());
-    let report = runtime.block_on(async {
-        let human = &mut human;
-        let progress = std::cell::RefCell::new(&mut progress);
-        runner::run_all(
-            Arc::new(tctx),
-            scenarios,
-            &options,
-            |name| progress.borrow_mut().started(name),
-            |result| {
-                progress.borrow_mut().finished(&result.name);
-                let _ = human.scenario_finished(result);
-                progress.borrow_mut().redraw();
-            },
-        )
-        .await
-    });
+    let human = HumanReporter::new(stdout.lock(), color, args.verbose);
+    let mut console = Console::new(human, std::io::stderr().is_terminal());
+    let mut files = ReportFiles::new(args.json.clone(), args.junit.clone(), args.markdown.clone());
+    let report = runtime.block_on(runner::run_all(
+        Arc::new(tctx),
+        scenarios,
+        &options,
+        |event| {
+            // The console's errors (a closed stdout) must not stop the run; the files'
+            // are reported below.
+            let _ = console.on_event(event);
+            let _ = files.on_event(event);
+        },
+    ));
     // Servers still winding down must not keep the process alive.
     runtime.shutdown_timeout(std::time::Duration::from_secs(1));
-    progress.clear();
-    let _ = human.finish(&report);
-    let mut write_failed = false;
-    if let Some(path) = &args.json
-        && let Err(e) = report::json::write_json(&report, path)
-    {
-        eprintln!("mcp-conformance: cannot write {}: {e}", path.display());
-        write_failed = true;
+    drop(console);
+    for failure in files.failures() {
+        eprintln!("mcp-conformance: {failure}");
     }
-    if let Some(path) = &args.junit
-        && let Err(e) = report::junit::write_junit(&report, path)
-    {
-        eprintln!("mcp-conformance: cannot write {}: {e}", path.display());
-        write_failed = true;
-    }
+    let write_failed = !files.failures().is_empty();
     if write_failed {
         ExitCode::from(EXIT_USAGE)
     } else if report.is_success() {

@@ -897,7 +897,7 @@ fn schema_prints_json_schema_of_scenarios_and_targets() {
 // Report files
 
 #[test]
-fn junit_and_json_reports_describe_the_same_run() {
+fn junit_json_and_markdown_reports_describe_the_same_run() {
     let dir = tempfile::tempdir().expect("temp dir");
     let scenarios = dir.path().join("s");
     write(&scenarios, "a.yaml", &passing("x/a & <b>", &["t"]));
@@ -912,6 +912,7 @@ fn junit_and_json_reports_describe_the_same_run() {
     let junit = dir.path().join("out/report.xml");
     std::fs::create_dir_all(dir.path().join("out")).expect("out folder");
     let json = dir.path().join("out/report.json");
+    let markdown = dir.path().join("out/summary.md");
     let out = mcpc(&[
         "run",
         "--target",
@@ -921,6 +922,8 @@ fn junit_and_json_reports_describe_the_same_run() {
         junit.to_str().expect("utf-8"),
         "--json",
         json.to_str().expect("utf-8"),
+        "--markdown",
+        markdown.to_str().expect("utf-8"),
         &folder,
     ]);
     assert_eq!(out.code, 1, "{out:?}");
@@ -963,6 +966,19 @@ fn junit_and_json_reports_describe_the_same_run() {
     };
     assert_eq!(with("failure"), ["x/\"fails\""]);
     assert_eq!(with("skipped"), ["x/skipped"]);
+
+    let md = std::fs::read_to_string(&markdown).expect("markdown written");
+    assert!(
+        md.starts_with("## mcp-conformance FAILED: fixture-legacy\n"),
+        "{md}"
+    );
+    assert!(
+        md.contains("\n**2 passed, 1 failed, 1 skipped** in "),
+        "{md}"
+    );
+    assert!(md.contains("| x/\"fails\" | must |"), "{md}");
+    assert!(md.contains("<summary>Passed (2)</summary>"), "{md}");
+    assert!(md.contains("- x/skipped: "), "{md}");
 }
 
 mod common;

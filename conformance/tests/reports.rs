@@ -1,12 +1,17 @@
-//! The three report formats, built from hand-made `RunReport`s: snapshots of each format, the
-//! shape of the closing line CI tools parse, bounded failure blocks, atomic writes, and JUnit
-//! XML that stays well-formed whatever strings a scenario or a server produces.
+//! The report formats, built from hand-made `RunReport`s fed as the run's events: snapshots of
+//! each format (human, JSON, JUnit, Markdown), the shape of the closing line CI tools parse,
+//! bounded failure blocks, atomic writes, JUnit XML that stays well-formed and Markdown that
+//! stays text whatever strings a scenario or a server produces.
 
 use mcp_conformance::model::{Level, Source};
-use mcp_conformance::report::human::{HumanReporter, Progress, failure_block};
+use mcp_conformance::report::console::{Console, Progress};
+use mcp_conformance::report::files::ReportFiles;
+use mcp_conformance::report::human::{HumanReporter, failure_block};
 use mcp_conformance::report::json::{to_json, write_json};
 use mcp_conformance::report::junit::{to_junit_xml, write_junit};
+use mcp_conformance::report::markdown::{MAX_DETAILS, to_markdown};
 use mcp_conformance::report::{Failure, FailureKind, Position, RunReport, ScenarioResult, Status};
+use mcp_conformance::report::{Reporter, RunEvent};
 use serde_json::json;
 use std::time::Duration;
 
@@ -152,20 +157,32 @@ fn levels_report() -> RunReport {
     }
 }
 
-/// The whole human report, as the runner would stream it.
-fn human(report: &RunReport, color: bool, verbose: bool) -> String {
-    let width = report
-        .scenarios
-        .iter()
-        .map(|r| r.name.chars().count())
-        .max()
-        .unwrap_or(0);
-    let mut reporter = HumanReporter::new(Vec::new(), color, verbose).with_name_width(width);
-    for r in &report.scenarios {
-        reporter.scenario_finished(r).expect("write to a Vec");
+/// Feeds `report` to `reporter` as the runner's events, in the order a run emits them.
+fn replay(report: &RunReport, reporter: &mut impl Reporter) {
+    let names: Vec<String> = report.scenarios.iter().map(|r| r.name.clone()).collect();
+    let mut events = vec![RunEvent::RunStarted {
+        target: &report.target,
+        target_file: &report.target_file,
+        scenarios: &names,
+    }];
+    for (index, result) in report.scenarios.iter().enumerate() {
+        events.push(RunEvent::ScenarioStarted {
+            index,
+            name: &result.name,
+        });
+        events.push(RunEvent::ScenarioFinished { index, result });
     }
-    reporter.finish(report).expect("write to a Vec");
-    String::from_utf8(reporter.into_inner()).expect("the human report is UTF-8")
+    events.push(RunEvent::RunFinished { report });
+    for event in events {
+        reporter.on_event(event).expect("write to a Vec");
+    }
+}
+
+/// The whole human report, as the runner would stream it (the console fed the run's events).
+fn human(report: &RunReport, color: bool, verbose: bool) -> String {
+    let mut console = Console::new(HumanReporter::new(Vec::new(), color, verbose), false);
+    replay(report, &mut console);
+    String::from_utf8(console.into_human().into_inner()).expect("the human report is UTF-8")
 }
 
 fn hostile() -> String {
@@ -191,11 +208,131 @@ fn junit_report_snapshot() {
 }
 
 #[test]
+fn markdown_report_snapshot() {
+    insta::assert_snapshot!("markdown", to_markdown(&sample_report()));
+}
+
+#[test]
 fn levels_snapshots() {
     let report = levels_report();
     insta::assert_snapshot!("levels_human", human(&report, false, false));
     insta::assert_json_snapshot!("levels_json", to_json(&report));
     insta::assert_snapshot!("levels_junit", to_junit_xml(&report));
+    insta::assert_snapshot!("levels_markdown", to_markdown(&report));
+}
+
+#[test]
+fn the_files_are_written_from_the_last_event_only() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let report = sample_report();
+    let (json, junit, markdown) = (
+        dir.path().join("r.json"),
+        dir.path().join("r.xml"),
+        dir.path().join("r.md"),
+    );
+    let mut files = ReportFiles::new(
+        Some(json.clone()),
+        Some(junit.clone()),
+        Some(markdown.clone()),
+    );
+    let names = vec![report.scenarios[0].name.clone()];
+    files
+        .on_event(RunEvent::RunStarted {
+            target: &report.target,
+            target_file: &report.target_file,
+            scenarios: &names,
+        })
+        .expect("nothing to write yet");
+    assert!(!json.exists() && !junit.exists() && !markdown.exists());
+    replay(&report, &mut files);
+    assert_eq!(
+        std::fs::read_to_string(&markdown).expect("written"),
+        to_markdown(&report)
+    );
+    assert_eq!(
+        std::fs::read_to_string(&junit).expect("written"),
+        to_junit_xml(&report)
+    );
+    assert!(json.exists());
+    assert!(files.failures().is_empty());
+    // A file that cannot be written is named, and the others are still written.
+    let mut broken = ReportFiles::new(
+        Some(dir.path().join("missing/r.json")),
+        None,
+        Some(dir.path().join("again.md")),
+    );
+    assert!(
+        broken
+            .on_event(RunEvent::RunFinished { report: &report })
+            .is_err()
+    );
+    assert_eq!(broken.failures().len(), 1);
+    assert!(
+        broken.failures()[0].contains("missing/r.json"),
+        "{:?}",
+        broken.failures()
+    );
+    assert!(dir.path().join("again.md").exists());
+}
+
+#[test]
+fn markdown_shows_what_a_server_said_as_text() {
+    let mut report = sample_report();
+    let evil = "x</summary></details><img src=q onerror=alert(1)> | `` ```` [link](http://e) *b*";
+    report.target = evil.to_owned();
+    for r in &mut report.scenarios {
+        r.name = format!("{} {evil}", r.name);
+        if let Some(f) = &mut r.failure {
+            f.message = format!("{evil}\n```` fence {}", hostile());
+        }
+    }
+    let md = to_markdown(&report);
+    // Outside the code blocks (where text is literal), nothing a server said is markup; every
+    // code block closes with the fence it opened with, longer than any backtick run inside.
+    let mut fence: Option<String> = None;
+    let mut outside = String::new();
+    for line in md.lines() {
+        match &fence {
+            Some(f) if line == f => fence = None,
+            Some(_) => {}
+            None if line.starts_with("```") => {
+                fence = Some(line.trim_end_matches("text").to_owned());
+            }
+            None => {
+                outside.push_str(line);
+                outside.push('\n');
+            }
+        }
+    }
+    assert!(fence.is_none(), "a code block is left open: {md}");
+    assert!(!outside.contains("<img"), "{outside}");
+    assert!(!outside.contains("</summary></details><"), "{outside}");
+    assert!(!outside.contains("[link](http"), "{outside}");
+    assert_eq!(
+        outside.matches("<details>").count(),
+        outside.matches("</details>").count()
+    );
+    assert!(!md.contains('\u{1b}'), "no raw escape reaches the page");
+}
+
+#[test]
+fn markdown_is_bounded() {
+    let mut report = sample_report();
+    let failed = report
+        .scenarios
+        .iter()
+        .find(|r| r.status == Status::Failed)
+        .expect("the sample has a failure")
+        .clone();
+    for i in 0..200 {
+        let mut r = failed.clone();
+        r.name = format!("failing {i}");
+        report.scenarios.push(r);
+    }
+    let md = to_markdown(&report);
+    assert!(md.matches("<details><summary>failing").count() <= MAX_DETAILS);
+    assert!(md.contains("more not shown here"), "{md}");
+    assert!(md.len() < 1024 * 1024);
 }
 
 #[test]

@@ -9,7 +9,7 @@
 use super::{Failure, FailureKind, RunReport, ScenarioResult, Status, Summary};
 use crate::model::Level;
 use std::fmt::Write as _;
-use std::io::{self, IsTerminal, Write};
+use std::io::{self, Write};
 use std::time::{Duration, Instant};
 
 /// Width of the status column (`ok`, `FAILED`, `skipped`), so names line up.
@@ -95,6 +95,12 @@ impl<W: Write> HumanReporter<W> {
     pub fn with_name_width(mut self, width: usize) -> Self {
         self.name_width = width;
         self
+    }
+
+    /// Widens the name column to at least `width` characters (the longest name of a run,
+    /// known when it starts).
+    pub fn widen_names(&mut self, width: usize) {
+        self.name_width = self.name_width.max(width);
     }
 
     /// Gives the writer back, e.g. the captured bytes in a test.
@@ -533,7 +539,7 @@ fn needs_escape(c: char) -> bool {
 /// Renders untrusted text as one display line: control characters (newlines included) become
 /// `\u{..}` escapes, and a line longer than `max` characters is cut with a `…` marker saying
 /// how much was left out.
-fn display_line(s: &str, max: usize) -> String {
+pub(super) fn display_line(s: &str, max: usize) -> String {
     let mut out = String::with_capacity(s.len().min(max + 32));
     let mut shown = 0usize;
     for (i, c) in s.char_indices() {
@@ -555,7 +561,7 @@ fn display_line(s: &str, max: usize) -> String {
 }
 
 /// `12 ms` under a second, `1.2 s` from there on: precise where it matters, short always.
-fn format_duration(d: Duration) -> String {
+pub(super) fn format_duration(d: Duration) -> String {
     let ms = d.as_millis();
     if ms < 1_000 {
         format!("{ms} ms")
@@ -563,111 +569,6 @@ fn format_duration(d: Duration) -> String {
         let tenths = ms / 100;
         format!("{}.{} s", tenths / 10, tenths % 10)
     }
-}
-
-/// Widest progress line drawn; a line that wraps could not be rewritten in place with `\r`.
-const PROGRESS_WIDTH: usize = 79;
-
-/// A one-line `[done/total] running: <names>` indicator on stderr, rewritten in place with
-/// `\r`, so an interactive user sees what a slow run is waiting on. It draws only when stderr
-/// is a terminal (CI logs and pipes stay clean) and never touches stdout, where the report
-/// goes. Call [`Progress::finished`] (which erases the line) before printing the scenario's
-/// report line, then [`Progress::redraw`] or the next [`Progress::started`].
-pub struct Progress {
-    total: usize,
-    done: usize,
-    running: Vec<String>,
-    active: bool,
-    drawn: usize,
-}
-
-impl Progress {
-    /// Creates an indicator for `total` scenarios. It is active only when `enabled` (e.g. not
-    /// `--quiet`) and stderr is a terminal; an inactive one keeps count but writes nothing.
-    pub fn new(total: usize, enabled: bool) -> Self {
-        Progress {
-            total,
-            done: 0,
-            running: Vec::new(),
-            active: enabled && io::stderr().is_terminal(),
-            drawn: 0,
-        }
-    }
-
-    /// Whether the indicator writes anything at all.
-    pub fn is_active(&self) -> bool {
-        self.active
-    }
-
-    /// Records that `name` started and redraws the line.
-    pub fn started(&mut self, name: &str) {
-        self.running.push(name.to_owned());
-        self.redraw();
-    }
-
-    /// Records that `name` finished and erases the line, so the caller can print the
-    /// scenario's report line on a clean terminal line.
-    pub fn finished(&mut self, name: &str) {
-        if let Some(i) = self.running.iter().position(|n| n == name) {
-            self.running.remove(i);
-        }
-        self.done = self.done.saturating_add(1);
-        self.clear();
-    }
-
-    /// Erases the indicator (before other output, and when the run ends).
-    pub fn clear(&mut self) {
-        if self.drawn > 0 {
-            let blank = format!("\r{}\r", " ".repeat(self.drawn));
-            self.drawn = 0;
-            write_stderr(&blank);
-        }
-    }
-
-    /// Draws the current state again, e.g. after the caller printed a scenario line.
-    pub fn redraw(&mut self) {
-        if !self.active {
-            return;
-        }
-        let line = self.line();
-        let width = line.chars().count();
-        // Spaces erase whatever a longer previous line left behind.
-        let pad = " ".repeat(self.drawn.saturating_sub(width));
-        write_stderr(&format!("\r{line}{pad}"));
-        self.drawn = width.max(self.drawn);
-    }
-
-    /// The text of the indicator, cut to [`PROGRESS_WIDTH`] characters.
-    fn line(&self) -> String {
-        let mut line = format!("[{}/{}]", self.done, self.total);
-        if !self.running.is_empty() {
-            let names: Vec<String> = self
-                .running
-                .iter()
-                .map(|n| display_line(n, PROGRESS_WIDTH))
-                .collect();
-            let _ = write!(line, " running: {}", names.join(", "));
-        }
-        if line.chars().count() > PROGRESS_WIDTH {
-            line = line.chars().take(PROGRESS_WIDTH - 1).collect();
-            line.push('…');
-        }
-        line
-    }
-}
-
-impl Drop for Progress {
-    /// Never leaves a stale indicator behind on the terminal.
-    fn drop(&mut self) {
-        self.clear();
-    }
-}
-
-fn write_stderr(text: &str) {
-    // Progress is cosmetic: a failed write to stderr must not fail the run.
-    let mut err = io::stderr().lock();
-    let _ = err.write_all(text.as_bytes());
-    let _ = err.flush();
 }
 
 #[cfg(test)]
@@ -697,24 +598,5 @@ mod tests {
         assert_eq!(format_duration(Duration::from_millis(999)), "999 ms");
         assert_eq!(format_duration(Duration::from_millis(1_234)), "1.2 s");
         assert_eq!(format_duration(Duration::from_secs(75)), "75.0 s");
-    }
-
-    #[test]
-    fn progress_line_counts_and_stays_narrow() {
-        let mut p = Progress::new(3, false);
-        assert!(!p.is_active());
-        assert_eq!(p.line(), "[0/3]");
-        p.started("alpha");
-        p.started("beta");
-        assert_eq!(p.line(), "[0/3] running: alpha, beta");
-        p.finished("alpha");
-        assert_eq!(p.line(), "[1/3] running: beta");
-        p.started(&"x".repeat(500));
-        let line = p.line();
-        assert_eq!(line.chars().count(), PROGRESS_WIDTH);
-        assert!(line.ends_with('…'));
-        p.started("evil\u{1b}[2J\r");
-        assert!(!p.line().contains('\u{1b}'));
-        p.clear();
     }
 }

@@ -1,11 +1,19 @@
-//! Run results and the three report formats: a human stream, JSON and JUnit XML.
+//! Run results and the report formats: a human stream, JSON, JUnit XML and a Markdown
+//! summary.
 //!
-//! The runner fills a [`RunReport`]; each format is a pure function of it, so the formats
-//! agree with each other and can be snapshot-tested without starting a server.
+//! The runner emits [`RunEvent`]s; every report consumes them ([`Reporter`]). The files are
+//! pure functions of the finished [`RunReport`] the last event carries, so the formats agree
+//! with each other and can be snapshot-tested without starting a server.
 
+pub mod console;
+mod events;
+pub mod files;
 pub mod human;
 pub mod json;
 pub mod junit;
+pub mod markdown;
+
+pub use events::{Reporter, RunEvent};
 
 use serde::Serialize;
 use std::time::Duration;

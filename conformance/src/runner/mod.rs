@@ -18,7 +18,7 @@ pub use scenario::{
 };
 
 use crate::model::{Level, LevelPolicy, Scenario};
-use crate::report::{Failure, FailureKind, RunReport, ScenarioResult, Status};
+use crate::report::{Failure, FailureKind, RunEvent, RunReport, ScenarioResult, Status};
 use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Instant;
@@ -37,18 +37,24 @@ pub struct RunOptions {
     pub levels: LevelPolicy,
 }
 
-/// Runs every scenario, calling `on_start`/`on_finish` as each starts and ends (for the
-/// human report and the progress line), and returns the whole report in input order.
+/// Runs every scenario, telling `on_event` what happens as it happens (the reports are its
+/// consumers: [`crate::report::Reporter`]), and returns the whole report in input order (the
+/// same report the last event, `RunFinished`, carries).
 pub async fn run_all(
     tctx: Arc<TargetCtx>,
     scenarios: Vec<Scenario>,
     options: &RunOptions,
-    mut on_start: impl FnMut(&str),
-    mut on_finish: impl FnMut(&ScenarioResult),
+    mut on_event: impl FnMut(RunEvent<'_>),
 ) -> RunReport {
     let started = Instant::now();
     let target_name = tctx.target.name.clone();
     let target_file = tctx.display.clone();
+    let names: Vec<String> = scenarios.iter().map(|s| s.name.clone()).collect();
+    on_event(RunEvent::RunStarted {
+        target: &target_name,
+        target_file: &target_file,
+        scenarios: &names,
+    });
     let semaphore = Arc::new(Semaphore::new(options.jobs.max(1)));
     let (tx, mut rx) = mpsc::unbounded_channel::<Event>();
     let baseline = Arc::new(options.baseline.clone().unwrap_or_default());
@@ -79,7 +85,7 @@ pub async fn run_all(
                             "not run: an earlier scenario failed (--fail-fast)".to_string(),
                         )
                     } else {
-                        let _ = tx.send(Event::Started(scenario.name.clone()));
+                        let _ = tx.send(Event::Started(index));
                         guard_panic(&scenario, run_scenario(&tctx, &scenario, levels)).await
                     };
                     result.baseline_expected_failure =
@@ -102,10 +108,16 @@ pub async fn run_all(
         unreported.into_iter().map(Err).collect();
     while let Some(event) = rx.recv().await {
         match event {
-            Event::Started(name) => on_start(&name),
+            Event::Started(index) => on_event(RunEvent::ScenarioStarted {
+                index,
+                name: &names[index],
+            }),
             Event::Finished(index, result) => {
                 let result = *result;
-                on_finish(&result);
+                on_event(RunEvent::ScenarioFinished {
+                    index,
+                    result: &result,
+                });
                 results[index] = Ok(result);
             }
         }
@@ -115,10 +127,14 @@ pub async fn run_all(
     // with `guard_panic`, but a report must never shrink silently) fails as an error.
     let scenarios: Vec<ScenarioResult> = results
         .into_iter()
-        .map(|r| {
+        .enumerate()
+        .map(|(index, r)| {
             r.unwrap_or_else(|scenario| {
                 let result = error_result(&scenario, "the scenario ended without a result");
-                on_finish(&result);
+                on_event(RunEvent::ScenarioFinished {
+                    index,
+                    result: &result,
+                });
                 result
             })
         })
@@ -134,18 +150,20 @@ pub async fn run_all(
         .filter(|b| !names.contains(b.as_str()))
         .cloned()
         .collect();
-    RunReport {
+    let report = RunReport {
         target: target_name,
         target_file,
         scenarios,
         duration: started.elapsed(),
         stale_baseline,
         unknown_baseline,
-    }
+    };
+    on_event(RunEvent::RunFinished { report: &report });
+    report
 }
 
 enum Event {
-    Started(String),
+    Started(usize),
     Finished(usize, Box<ScenarioResult>),
 }
 

@@ -1,0 +1,40 @@
+//! The one stream every report is fed from: what happened in a run, in the order it happened.
+//!
+//! The runner knows nothing of formats; it emits [`RunEvent`]s. Each report is a
+//! [`Reporter`]: the human stream and its progress line follow scenarios as they start and
+//! finish; the files (JSON, JUnit, Markdown) are written from the finished run. A new format
+//! is one more consumer, and the runner does not change.
+
+use super::{RunReport, ScenarioResult};
+use std::io;
+
+/// One thing that happened in a run. Borrowed: a consumer that keeps something clones it.
+#[derive(Debug, Clone, Copy)]
+pub enum RunEvent<'a> {
+    /// Before any scenario: the target and every scenario that will be reported, in order.
+    RunStarted {
+        target: &'a str,
+        target_file: &'a str,
+        scenarios: &'a [String],
+    },
+    /// A scenario began (one skipped before it started, under `--fail-fast`, never starts).
+    ScenarioStarted { index: usize, name: &'a str },
+    /// A scenario ended, with its verdict; `index` is its place in `RunStarted`'s list.
+    /// Scenarios run in parallel, so they finish in any order.
+    ScenarioFinished {
+        index: usize,
+        result: &'a ScenarioResult,
+    },
+    /// The run is over: every scenario's result in order, the totals and the baseline.
+    RunFinished { report: &'a RunReport },
+}
+
+/// A consumer of the event stream: a report format, the progress line, a test's recorder.
+pub trait Reporter {
+    /// Takes one event. An error (a closed pipe, a file that cannot be written) is the
+    /// reporter's own: the run goes on, and the caller decides what it means at the end.
+    ///
+    /// # Errors
+    /// Whatever writing the report failed with.
+    fn on_event(&mut self, event: RunEvent<'_>) -> io::Result<()>;
+}
