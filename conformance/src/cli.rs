@@ -1,7 +1,7 @@
 //! The `mcp-conformance` command line.
 
 use crate::model::{self, FileError};
-use crate::report::{Reporter, console::Console, files::ReportFiles, human::HumanReporter};
+use crate::report::{self, Reporter, console::Console, files::ReportFiles, human::HumanReporter};
 use crate::runner::{self, RunOptions};
 use clap::{Parser, Subcommand};
 use std::collections::BTreeSet;
@@ -51,6 +51,29 @@ pub enum Command {
     Probe(crate::probe::ProbeArgs),
     /// Write a commented target file to start from (or a copy of a built-in target).
     InitTarget(InitTargetArgs),
+    /// Merge the JSON reports of the shards of one run (`run --shard K/N --json`) into the
+    /// report of the whole run: the human report, and any of JSON, JUnit and Markdown.
+    Merge(MergeArgs),
+}
+
+/// Options of `merge`.
+#[derive(Debug, clap::Args)]
+pub struct MergeArgs {
+    /// The shards' JSON reports.
+    #[arg(required = true, value_name = "SHARD_JSON")]
+    pub shards: Vec<PathBuf>,
+    /// Write the merged JSON report to this file.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+    /// Write the merged JUnit XML report to this file.
+    #[arg(long)]
+    pub junit: Option<PathBuf>,
+    /// Write the merged Markdown summary to this file.
+    #[arg(long)]
+    pub markdown: Option<PathBuf>,
+    /// Disable colours in the human report.
+    #[arg(long)]
+    pub no_color: bool,
 }
 
 /// Options of `init-target`.
@@ -182,6 +205,7 @@ pub fn main() -> ExitCode {
         Command::FixtureServer(args) => crate::fixture::run(args),
         Command::Probe(args) => crate::probe::run(args),
         Command::InitTarget(args) => init_target(args),
+        Command::Merge(args) => merge(args),
     }
 }
 
@@ -350,6 +374,49 @@ fn bench(args: crate::bench::BenchArgs) -> ExitCode {
             print_errors(&e);
             ExitCode::from(EXIT_USAGE)
         }
+    }
+}
+
+/// `merge`: the shards' reports as one run, reported as `run` would have.
+fn merge(args: MergeArgs) -> ExitCode {
+    let mut shards = Vec::new();
+    for path in &args.shards {
+        let file = path.display().to_string();
+        let read = std::fs::read_to_string(path)
+            .map_err(|e| format!("{file}: cannot read: {e}"))
+            .and_then(|text| report::merge::from_json(&text, &file).map_err(|e| e.to_string()));
+        match read {
+            Ok(shard) => shards.push((file, shard)),
+            Err(e) => {
+                eprintln!("mcp-conformance: {e}");
+                return ExitCode::from(EXIT_USAGE);
+            }
+        }
+    }
+    let merged = match report::merge::merge(shards) {
+        Ok(merged) => merged,
+        Err(e) => {
+            eprintln!("mcp-conformance: {e}");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    let stdout = std::io::stdout();
+    let color = !args.no_color && stdout.is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let mut console = Console::new(HumanReporter::new(stdout.lock(), color, false), false);
+    let mut files = ReportFiles::new(args.json, args.junit, args.markdown);
+    report::replay(&merged, |event| {
+        let _ = console.on_event(event);
+        let _ = files.on_event(event);
+    });
+    for failure in files.failures() {
+        eprintln!("mcp-conformance: {failure}");
+    }
+    if !files.failures().is_empty() {
+        ExitCode::from(EXIT_USAGE)
+    } else if merged.is_success() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
     }
 }
 

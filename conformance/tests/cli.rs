@@ -981,6 +981,107 @@ fn junit_json_and_markdown_reports_describe_the_same_run() {
     assert!(md.contains("- x/skipped: "), "{md}");
 }
 
+/// `value` without its timings (`duration_ms` anywhere), which no two runs share.
+fn without_timings(mut value: Value) -> Value {
+    fn strip(v: &mut Value) {
+        match v {
+            Value::Object(map) => {
+                map.remove("duration_ms");
+                map.values_mut().for_each(strip);
+            }
+            Value::Array(items) => items.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    strip(&mut value);
+    value
+}
+
+#[test]
+fn merged_shards_report_the_unsharded_run() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let scenarios = dir.path().join("s");
+    for i in 0..5 {
+        write(
+            &scenarios,
+            &format!("p{i}.yaml"),
+            &passing(&format!("x/p{i}"), &[]),
+        );
+    }
+    write(&scenarios, "f.yaml", &failing("x/fails"));
+    write(&scenarios, "g.yaml", &failing("x/expected"));
+    let baseline = dir.path().join("baseline.txt");
+    std::fs::write(&baseline, "x/expected\nx/p3\nx/renamed\n").expect("baseline");
+    let folder = scenarios.display().to_string();
+    let run = |extra: &[&str], json: &Path| {
+        let mut argv = vec![
+            "run",
+            "--target",
+            FIXTURE_TARGET,
+            "--no-color",
+            "--baseline",
+            baseline.to_str().expect("utf-8"),
+            "--json",
+            json.to_str().expect("utf-8"),
+        ];
+        argv.extend_from_slice(extra);
+        argv.push(&folder);
+        mcpc(&argv)
+    };
+    let whole = dir.path().join("whole.json");
+    let unsharded = run(&[], &whole);
+    assert_eq!(unsharded.code, 1, "{unsharded:?}");
+    let mut shard_files = Vec::new();
+    for k in 1..=3 {
+        let file = dir.path().join(format!("shard-{k}.json"));
+        run(&["--shard", &format!("{k}/3")], &file);
+        shard_files.push(file.display().to_string());
+    }
+    let merged_json = dir.path().join("merged.json");
+    let merged_md = dir.path().join("merged.md");
+    let mut argv = vec![
+        "merge",
+        "--no-color",
+        "--json",
+        merged_json.to_str().expect("utf-8"),
+        "--markdown",
+        merged_md.to_str().expect("utf-8"),
+    ];
+    argv.extend(shard_files.iter().map(String::as_str));
+    let merged = mcpc(&argv);
+    assert_eq!(merged.code, unsharded.code, "{merged:?}");
+    assert_eq!(
+        without_timings(read_json(&merged_json)),
+        without_timings(read_json(&whole)),
+        "the merged report is the unsharded run's, scenario for scenario"
+    );
+    let closing = |text: &str| text.lines().last().map(str::to_owned);
+    assert_eq!(closing(&merged.stdout), closing(&unsharded.stdout));
+    assert!(merged.stdout.contains("x/fails"), "{merged:?}");
+    let md = std::fs::read_to_string(&merged_md).expect("markdown written");
+    let totals = closing(&unsharded.stdout).expect("a closing line");
+    assert!(md.contains(&format!("**{totals}**")), "{totals}: {md}");
+    assert!(
+        md.contains("x/p3 passed but is listed as an expected failure"),
+        "{md}"
+    );
+    assert!(md.contains("x/renamed names no scenario"), "{md}");
+
+    // Shards of one run only, each once.
+    let again = mcpc(&["merge", &shard_files[0], &shard_files[0]]);
+    assert_eq!(again.code, 2, "{again:?}");
+    assert!(again.stderr.contains("in another shard too"), "{again:?}");
+    let junk = dir.path().join("junk.json");
+    std::fs::write(&junk, "{}").expect("junk");
+    let not_a_report = mcpc(&["merge", junk.to_str().expect("utf-8")]);
+    assert_eq!(not_a_report.code, 2, "{not_a_report:?}");
+    assert!(
+        not_a_report.stderr.contains("not a JSON report"),
+        "{not_a_report:?}"
+    );
+    assert!(not_a_report.stdout.is_empty());
+}
+
 mod common;
 use common::xml;
 

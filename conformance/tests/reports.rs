@@ -159,23 +159,9 @@ fn levels_report() -> RunReport {
 
 /// Feeds `report` to `reporter` as the runner's events, in the order a run emits them.
 fn replay(report: &RunReport, reporter: &mut impl Reporter) {
-    let names: Vec<String> = report.scenarios.iter().map(|r| r.name.clone()).collect();
-    let mut events = vec![RunEvent::RunStarted {
-        target: &report.target,
-        target_file: &report.target_file,
-        scenarios: &names,
-    }];
-    for (index, result) in report.scenarios.iter().enumerate() {
-        events.push(RunEvent::ScenarioStarted {
-            index,
-            name: &result.name,
-        });
-        events.push(RunEvent::ScenarioFinished { index, result });
-    }
-    events.push(RunEvent::RunFinished { report });
-    for event in events {
+    mcp_conformance::report::replay(report, |event| {
         reporter.on_event(event).expect("write to a Vec");
-    }
+    });
 }
 
 /// The whole human report, as the runner would stream it (the console fed the run's events).

@@ -38,3 +38,22 @@ pub trait Reporter {
     /// Whatever writing the report failed with.
     fn on_event(&mut self, event: RunEvent<'_>) -> io::Result<()>;
 }
+
+/// The events a run that produced `report` emitted, in order (scenarios finishing in input
+/// order): what a report made after the fact, e.g. from merged shards, is fed.
+pub fn replay(report: &RunReport, mut on_event: impl FnMut(RunEvent<'_>)) {
+    let names: Vec<String> = report.scenarios.iter().map(|r| r.name.clone()).collect();
+    on_event(RunEvent::RunStarted {
+        target: &report.target,
+        target_file: &report.target_file,
+        scenarios: &names,
+    });
+    for (index, result) in report.scenarios.iter().enumerate() {
+        on_event(RunEvent::ScenarioStarted {
+            index,
+            name: &result.name,
+        });
+        on_event(RunEvent::ScenarioFinished { index, result });
+    }
+    on_event(RunEvent::RunFinished { report });
+}

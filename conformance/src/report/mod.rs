@@ -12,14 +12,15 @@ pub mod human;
 pub mod json;
 pub mod junit;
 pub mod markdown;
+pub mod merge;
 
-pub use events::{Reporter, RunEvent};
+pub use events::{Reporter, RunEvent, replay};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
 /// How one scenario ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Status {
     Passed,
@@ -31,7 +32,7 @@ pub enum Status {
 /// scenario from being judged at all (a server that would not start, a missing variable).
 /// The self-test demands [`FailureKind::Assertion`] from the liar, so each scenario must be
 /// refuted by its own assertions, not by a broken set-up.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum FailureKind {
     /// An `expect`, `until` or deadline that the server did not meet.
@@ -43,7 +44,7 @@ pub enum FailureKind {
 pub use mcp_conformance_lang::model::Position;
 
 /// Everything a reader needs to understand one failure without re-running it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Failure {
     pub kind: FailureKind,
     /// How binding the check that failed is: a `should` failure is a warning, a `beyond`
