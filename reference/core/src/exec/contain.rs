@@ -402,5 +402,17 @@ mod tests {
             .collect();
         pids.sort_unstable();
         assert_eq!(pids, [200, 205, 206, 207, 400]);
+        // Without the unattributed rule (which alone would claim every child of ours in
+        // another session), each rule must still suffice alone.
+        let scope = Scope {
+            unattributed: false,
+            ..scope
+        };
+        let mut pids: Vec<i32> = tree_members(&procs, &scope, |pid| pid == 300)
+            .iter()
+            .map(|p| p.pid)
+            .collect();
+        pids.sort_unstable();
+        assert_eq!(pids, [200, 205, 206, 207]);
     }
 }
