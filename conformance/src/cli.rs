@@ -62,18 +62,32 @@ pub struct MergeArgs {
     /// The shards' JSON reports.
     #[arg(required = true, value_name = "SHARD_JSON")]
     pub shards: Vec<PathBuf>,
-    /// Write the merged JSON report to this file.
-    #[arg(long)]
-    pub json: Option<PathBuf>,
-    /// Write the merged JUnit XML report to this file.
-    #[arg(long)]
-    pub junit: Option<PathBuf>,
-    /// Write the merged Markdown summary to this file.
-    #[arg(long)]
-    pub markdown: Option<PathBuf>,
+    #[command(flatten)]
+    pub files: ReportFileArgs,
     /// Disable colours in the human report.
     #[arg(long)]
     pub no_color: bool,
+}
+
+/// The report files `run` and `merge` write besides the human report.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ReportFileArgs {
+    /// Write a JSON report to this file.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+    /// Write a JUnit XML report to this file.
+    #[arg(long)]
+    pub junit: Option<PathBuf>,
+    /// Write a Markdown summary to this file (for `$GITHUB_STEP_SUMMARY` or a pull-request
+    /// comment).
+    #[arg(long)]
+    pub markdown: Option<PathBuf>,
+}
+
+impl From<ReportFileArgs> for ReportFiles {
+    fn from(args: ReportFileArgs) -> ReportFiles {
+        ReportFiles::new(args.json, args.junit, args.markdown)
+    }
 }
 
 /// Options of `init-target`.
@@ -131,16 +145,8 @@ pub struct RunArgs {
     /// Scenarios at once (default: the number of CPUs).
     #[arg(long, short = 'j')]
     pub jobs: Option<usize>,
-    /// Write a JSON report to this file.
-    #[arg(long)]
-    pub json: Option<PathBuf>,
-    /// Write a JUnit XML report to this file.
-    #[arg(long)]
-    pub junit: Option<PathBuf>,
-    /// Write a Markdown summary to this file (for `$GITHUB_STEP_SUMMARY` or a pull-request
-    /// comment).
-    #[arg(long)]
-    pub markdown: Option<PathBuf>,
+    #[command(flatten)]
+    pub files: ReportFileArgs,
     /// A file of scenario names expected to fail (one per line, # comments).
     #[arg(long)]
     pub baseline: Option<PathBuf>,
@@ -339,7 +345,7 @@ fn run(args: RunArgs) -> ExitCode {
     let color = !args.no_color && stdout.is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let human = HumanReporter::new(stdout.lock(), color, args.verbose);
     let mut console = Console::new(human, std::io::stderr().is_terminal());
-    let mut files = ReportFiles::new(args.json.clone(), args.junit.clone(), args.markdown.clone());
+    let mut files = ReportFiles::from(args.files.clone());
     let report = runtime.block_on(runner::run_all(
         Arc::new(tctx),
         scenarios,
@@ -403,7 +409,7 @@ fn merge(args: MergeArgs) -> ExitCode {
     let stdout = std::io::stdout();
     let color = !args.no_color && stdout.is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let mut console = Console::new(HumanReporter::new(stdout.lock(), color, false), false);
-    let mut files = ReportFiles::new(args.json, args.junit, args.markdown);
+    let mut files = ReportFiles::from(args.files);
     report::replay(&merged, |event| {
         let _ = console.on_event(event);
         let _ = files.on_event(event);
