@@ -1,7 +1,9 @@
 //! The `mcp-conformance` command line.
 
+mod merge;
+
 use crate::model::{self, FileError};
-use crate::report::{self, Reporter, console::Console, files::ReportFiles, human::HumanReporter};
+use crate::report::{Reporter, console::Console, files::ReportFiles, human::HumanReporter};
 use crate::runner::{self, RunOptions};
 use clap::{Parser, Subcommand};
 use std::collections::BTreeSet;
@@ -53,20 +55,7 @@ pub enum Command {
     InitTarget(InitTargetArgs),
     /// Merge the JSON reports of the shards of one run (`run --shard K/N --json`) into the
     /// report of the whole run: the human report, and any of JSON, JUnit and Markdown.
-    Merge(MergeArgs),
-}
-
-/// Options of `merge`.
-#[derive(Debug, clap::Args)]
-pub struct MergeArgs {
-    /// The shards' JSON reports.
-    #[arg(required = true, value_name = "SHARD_JSON")]
-    pub shards: Vec<PathBuf>,
-    #[command(flatten)]
-    pub files: ReportFileArgs,
-    /// Disable colours in the human report.
-    #[arg(long)]
-    pub no_color: bool,
+    Merge(merge::MergeArgs),
 }
 
 /// The report files `run` and `merge` write besides the human report.
@@ -211,7 +200,7 @@ pub fn main() -> ExitCode {
         Command::FixtureServer(args) => crate::fixture::run(args),
         Command::Probe(args) => crate::probe::run(args),
         Command::InitTarget(args) => init_target(args),
-        Command::Merge(args) => merge(args),
+        Command::Merge(args) => merge::merge(args),
     }
 }
 
@@ -383,51 +372,8 @@ fn bench(args: crate::bench::BenchArgs) -> ExitCode {
     }
 }
 
-/// `merge`: the shards' reports as one run, reported as `run` would have.
-fn merge(args: MergeArgs) -> ExitCode {
-    let mut shards = Vec::new();
-    for path in &args.shards {
-        let file = path.display().to_string();
-        let read = std::fs::read_to_string(path)
-            .map_err(|e| format!("{file}: cannot read: {e}"))
-            .and_then(|text| report::merge::from_json(&text, &file).map_err(|e| e.to_string()));
-        match read {
-            Ok(shard) => shards.push((file, shard)),
-            Err(e) => {
-                eprintln!("mcp-conformance: {e}");
-                return ExitCode::from(EXIT_USAGE);
-            }
-        }
-    }
-    let merged = match report::merge::merge(shards) {
-        Ok(merged) => merged,
-        Err(e) => {
-            eprintln!("mcp-conformance: {e}");
-            return ExitCode::from(EXIT_USAGE);
-        }
-    };
-    let stdout = std::io::stdout();
-    let color = !args.no_color && stdout.is_terminal() && std::env::var_os("NO_COLOR").is_none();
-    let mut console = Console::new(HumanReporter::new(stdout.lock(), color, false), false);
-    let mut files = ReportFiles::from(args.files);
-    report::replay(&merged, |event| {
-        let _ = console.on_event(event);
-        let _ = files.on_event(event);
-    });
-    for failure in files.failures() {
-        eprintln!("mcp-conformance: {failure}");
-    }
-    if !files.failures().is_empty() {
-        ExitCode::from(EXIT_USAGE)
-    } else if merged.is_success() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    }
-}
-
 /// The commented target file `init-target` writes.
-const TARGET_TEMPLATE: &str = include_str!("target_template.yaml");
+const TARGET_TEMPLATE: &str = include_str!("../target_template.yaml");
 
 fn init_target(args: InitTargetArgs) -> ExitCode {
     let text = match &args.from {
