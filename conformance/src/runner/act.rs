@@ -7,7 +7,7 @@ use super::context::{Run, lock};
 use super::observe::{call_observation, exit_observation, response_observation};
 use super::steps::{StepFailure, read_pids, session_failure};
 use crate::matcher::matches;
-use crate::model::{Step, StepKind};
+use crate::model::{KillSignal, Step, StepKind};
 use crate::process::{Invocation, is_alive, resolve_program};
 use crate::sandbox::describe_path;
 use crate::session::Session;
@@ -400,11 +400,11 @@ impl Run<'_> {
             }
             StepKind::Kill(signal) => {
                 let (_, s) = self.session(on).await?;
-                let sig = match signal.as_str() {
-                    "KILL" => Signal::SIGKILL,
-                    "INT" => Signal::SIGINT,
-                    "HUP" => Signal::SIGHUP,
-                    _ => Signal::SIGTERM,
+                let sig = match signal {
+                    KillSignal::Term => Signal::SIGTERM,
+                    KillSignal::Kill => Signal::SIGKILL,
+                    KillSignal::Int => Signal::SIGINT,
+                    KillSignal::Hup => Signal::SIGHUP,
                 };
                 s.signal(sig);
                 Ok(None)

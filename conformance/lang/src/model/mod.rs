@@ -92,6 +92,53 @@ pub struct Step {
     pub level: Option<Level>,
 }
 
+/// The signals a `kill` step can send: a closed set, parsed once when the scenario is loaded,
+/// so a misspelt name is a validation error at its line, never a different signal at run time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KillSignal {
+    /// `TERM` (the default): ask the server to end.
+    Term,
+    /// `KILL`: end it without a chance to clean up.
+    Kill,
+    /// `INT`: as a terminal's Ctrl-C.
+    Int,
+    /// `HUP`: as a closed terminal.
+    Hup,
+}
+
+impl KillSignal {
+    /// Every signal, with the name a scenario writes.
+    pub const ALL: [(KillSignal, &'static str); 4] = [
+        (KillSignal::Term, "TERM"),
+        (KillSignal::Kill, "KILL"),
+        (KillSignal::Int, "INT"),
+        (KillSignal::Hup, "HUP"),
+    ];
+
+    /// The name a scenario writes (`TERM`, ...).
+    pub fn name(self) -> &'static str {
+        KillSignal::ALL
+            .iter()
+            .find(|(s, _)| *s == self)
+            .map_or("TERM", |(_, n)| n)
+    }
+}
+
+impl TryFrom<&str> for KillSignal {
+    type Error = String;
+
+    fn try_from(name: &str) -> Result<KillSignal, String> {
+        KillSignal::ALL
+            .iter()
+            .find(|(_, n)| *n == name)
+            .map(|(s, _)| *s)
+            .ok_or_else(|| {
+                let names: Vec<&str> = KillSignal::ALL.iter().map(|(_, n)| *n).collect();
+                format!("unknown signal {name:?} ({})", names.join(", "))
+            })
+    }
+}
+
 /// What a step does.
 #[derive(Debug, Clone)]
 pub enum StepKind {
@@ -144,7 +191,7 @@ pub enum StepKind {
     Restart,
     Stop,
     WaitExit,
-    Kill(String),
+    Kill(KillSignal),
     Parallel(Vec<Step>),
     Set(indexmap::IndexMap<String, Value>),
     Repeat {
@@ -262,4 +309,21 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod kill_signal_tests {
+    use super::KillSignal;
+
+    #[test]
+    fn every_name_reads_back_and_nothing_else_is_a_signal() {
+        for (signal, name) in KillSignal::ALL {
+            assert_eq!(KillSignal::try_from(name), Ok(signal));
+            assert_eq!(signal.name(), name);
+        }
+        for bad in ["term", "SIGTERM", "STOP", "", " TERM"] {
+            let error = KillSignal::try_from(bad).expect_err(bad);
+            assert!(error.contains("(TERM, KILL, INT, HUP)"), "{error}");
+        }
+    }
 }

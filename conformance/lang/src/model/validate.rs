@@ -372,18 +372,18 @@ impl Ctx<'_> {
             "stop" => (StepKind::Stop, "stop".into()),
             "wait_exit" => (StepKind::WaitExit, "wait_exit".into()),
             "kill" => {
-                let signal = raw
+                let name = raw
                     .kill
                     .and_then(|k| k.signal)
                     .unwrap_or_else(|| "TERM".into());
-                if !matches!(signal.as_str(), "TERM" | "KILL" | "INT" | "HUP") {
-                    self.error(
-                        pos,
-                        format!("unknown signal {signal:?} (TERM, KILL, INT, HUP)"),
-                    );
-                }
-                let label = label_of(&signal);
-                (StepKind::Kill(signal), label)
+                let signal = match super::KillSignal::try_from(name.as_str()) {
+                    Ok(signal) => signal,
+                    Err(message) => {
+                        self.error(pos, message);
+                        return None;
+                    }
+                };
+                (StepKind::Kill(signal), label_of(signal.name()))
             }
             "parallel" => {
                 let inner = raw.parallel.unwrap_or_default();
