@@ -6,7 +6,7 @@
 use super::context::{Run, lock};
 use super::observe::{call_observation, exit_observation, response_observation};
 use super::steps::{StepFailure, read_pids, session_failure};
-use crate::matcher::matches;
+use crate::matcher::Pattern;
 use crate::model::{KillSignal, Step, StepKind};
 use crate::process::{Invocation, is_alive, resolve_program};
 use crate::sandbox::describe_path;
@@ -124,6 +124,7 @@ impl Run<'_> {
                     "arguments": match args { Some(a) => self.expand(a)?, None => json!({}) },
                 });
                 let until = self.expand(until)?;
+                let until_pattern = compiled(&until, "`until`")?;
                 let within = step.within.unwrap_or(timeout);
                 let every = step.every.unwrap_or(super::steps::DEFAULT_EVERY);
                 let deadline = Instant::now() + within;
@@ -133,7 +134,7 @@ impl Run<'_> {
                         .await
                         .map_err(session_failure)?;
                     let obs = call_observation(&resp, Vec::new());
-                    match matches(&until, &obs) {
+                    match until_pattern.matches(&obs) {
                         Ok(()) => return Ok(Some(obs)),
                         Err(m) if Instant::now() >= deadline => {
                             let mut f = StepFailure::mismatch(&m, "`until`");
@@ -197,9 +198,10 @@ impl Run<'_> {
             StepKind::ExpectMessage(pattern) => {
                 let (_, s) = self.session(on).await?;
                 let pattern = self.expand(pattern)?;
+                let compiled = compiled(&pattern, "`expect_message`")?;
                 let within = step.within.unwrap_or(timeout);
                 match s
-                    .take_message(within, |m| matches(&pattern, m).is_ok())
+                    .take_message(within, |m| compiled.matches(m).is_ok())
                     .await
                 {
                     Ok(m) => Ok(Some(m)),
@@ -234,11 +236,12 @@ impl Run<'_> {
             StepKind::NoMessage(pattern) => {
                 let (_, s) = self.session(on).await?;
                 let pattern = self.expand(pattern)?;
+                let compiled = compiled(&pattern, "`no_message`")?;
                 // Unsolicited messages only: responses to our own requests are checked with
                 // `no_response`.
                 let within = step.within.unwrap_or(Duration::ZERO);
                 let seen = s
-                    .find_any_message(within, |m| matches(&pattern, m).is_ok())
+                    .find_any_message(within, |m| compiled.matches(m).is_ok())
                     .await;
                 match seen {
                     None => Ok(None),
@@ -452,4 +455,16 @@ impl Run<'_> {
             }
         }
     }
+}
+
+/// `pattern` (already expanded) compiled once for every message or round it is matched
+/// against, not once per message. The load-time check already accepted it with its `${...}`
+/// unexpanded (a regex or a `$len` must be literal there), so this is not expected to fail;
+/// if it does, the error is the scenario's, not the server's.
+fn compiled(pattern: &Value, what: &str) -> Result<Pattern, StepFailure> {
+    Pattern::compile(pattern).map_err(|e| {
+        StepFailure::error(format!(
+            "the {what} pattern is invalid once its variables are expanded: {e}"
+        ))
+    })
 }
