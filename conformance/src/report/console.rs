@@ -1,7 +1,8 @@
 //! What a person watching the run sees: the human report on stdout as scenarios finish, and
 //! on a terminal a progress line on stderr, both fed by the run's events.
 
-use super::human::{HumanReporter, display_line};
+use super::block::display_line;
+use super::human::HumanReporter;
 use super::{Reporter, RunEvent};
 use std::fmt::Write as _;
 use std::io::{self, IsTerminal, Write};

@@ -8,7 +8,8 @@
 //! escaped, explanations sit in code blocks whose fence is longer than any backtick run in
 //! them. The page is bounded: at most [`MAX_DETAILS`] folded explanations.
 
-use super::human::{display_line, failure_block, format_duration, summary_line, warning_block};
+use super::block::{display_line, failure_block, warning_block};
+use super::human::{format_duration, summary_line};
 use super::json::write_atomically;
 use super::{Failure, RunReport, ScenarioResult, Status};
 use crate::model::Level;

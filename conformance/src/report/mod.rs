@@ -5,6 +5,7 @@
 //! pure functions of the finished [`RunReport`] the last event carries, so the formats agree
 //! with each other and can be snapshot-tested without starting a server.
 
+mod block;
 pub mod console;
 mod events;
 pub mod files;
