@@ -315,7 +315,7 @@ fn validate_reports_every_error_of_every_file() {
         format!("{good}: duplicate scenario name x/good"),
         format!(
             "{many}:4:5: `within` does not apply to `call` (it applies to: poll, expect_message, \
-             no_message, no_response, file, processes, stderr, stdout, exec, stop, wait_exit)"
+             no_message, no_response, exec, file, processes, stderr, stdout, stop, wait_exit)"
         ),
         format!("{many}:6:5: `notify` has nothing to `expect` or `save` here"),
         format!("{many}:8:5: unknown signal \"STOP\" (TERM, KILL, INT, HUP)"),

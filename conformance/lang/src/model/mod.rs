@@ -2,6 +2,7 @@
 //! steps, so every mistake in a file is reported as `FILE:LINE:COL: message` before any
 //! server is started.
 
+pub mod kinds;
 pub mod level;
 pub mod scenario;
 pub mod target;

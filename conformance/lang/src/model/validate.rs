@@ -109,59 +109,6 @@ struct Ctx<'a> {
     errors: Vec<FileError>,
 }
 
-/// Modifiers and the kinds that accept them.
-const MODIFIERS: &[(&str, &[&str])] = &[
-    ("args", &["call"]),
-    ("params", &["request", "notify"]),
-    ("meta", &["call", "request"]),
-    ("progress", &["call"]),
-    ("nowait", &["call", "request"]),
-    ("until", &["poll"]),
-    ("stdin", &["admin", "exec"]),
-    ("env", &["admin"]),
-    (
-        "within",
-        &[
-            "poll",
-            "expect_message",
-            "no_message",
-            "no_response",
-            "file",
-            "processes",
-            "stderr",
-            "stdout",
-            "exec",
-            "stop",
-            "wait_exit",
-        ],
-    ),
-    (
-        "every",
-        &["poll", "file", "processes", "stderr", "stdout", "exec"],
-    ),
-    ("newline", &["send"]),
-];
-
-/// Kinds whose observation can be matched with `expect` and captured with `save`.
-const OBSERVING: &[&str] = &[
-    "initialize",
-    "list_tools",
-    "call",
-    "await",
-    "poll",
-    "request",
-    "expect_message",
-    "admin",
-    "exec",
-    "file",
-    "processes",
-    "stderr",
-    "stdout",
-    "stop",
-    "wait_exit",
-    "contract",
-];
-
 impl Ctx<'_> {
     fn error(&mut self, pos: Position, message: String) {
         self.errors.push(FileError {
@@ -208,21 +155,23 @@ impl Ctx<'_> {
                 return None;
             }
         };
-        for (modifier, allowed) in MODIFIERS {
-            if modifier_present(&raw, modifier) && !allowed.contains(&kind_name) {
+        let Some(info) = super::kinds::step_kind(kind_name) else {
+            self.error(pos, format!("`{kind_name}` is not a step kind"));
+            return None;
+        };
+        for modifier in super::kinds::KIND_MODIFIERS {
+            if modifier_present(&raw, modifier) && !info.modifiers.contains(modifier) {
                 self.error(
                     pos,
                     format!(
                         "`{modifier}` does not apply to `{kind_name}` (it applies to: {})",
-                        allowed.join(", ")
+                        super::kinds::kinds_accepting(modifier).join(", ")
                     ),
                 );
             }
         }
         let is_nowait = raw.nowait.is_some();
-        if (raw.expect.is_some() || raw.save.is_some())
-            && (!OBSERVING.contains(&kind_name) || is_nowait)
-        {
+        if (raw.expect.is_some() || raw.save.is_some()) && (!info.observes || is_nowait) {
             self.error(
                 pos,
                 format!("`{kind_name}` has nothing to `expect` or `save` here"),
