@@ -71,8 +71,8 @@ const CASES: &[(&str, fn())] = &[
         start_failures_are_reported_as_a_direct_spawns,
     ),
     (
-        "command_starts_with_no_blocked_signal",
-        command_starts_with_no_blocked_signal,
+        "command_starts_with_no_blocked_or_ignored_signal",
+        command_starts_with_no_blocked_or_ignored_signal,
     ),
     (
         "server_sigkill_ends_the_tree_and_the_supervisor",
@@ -197,11 +197,38 @@ fn start_failures_are_reported_as_a_direct_spawns() {
 
 /// The supervisor blocks the signals it waits for; the command must not inherit that mask
 /// (a blocked SIGTERM would make the timeout's polite stop useless).
-fn command_starts_with_no_blocked_signal() {
+#[allow(unsafe_code)]
+fn command_starts_with_no_blocked_or_ignored_signal() {
+    use nix::sys::signal::{SigHandler, Signal, signal};
+    // A server started under `nohup`, or in the background of a non-interactive shell,
+    // ignores SIGHUP or SIGINT and SIGQUIT; an ignored signal stays ignored across exec, so a
+    // command would inherit that unless the execution resets it.
+    let ignored = [Signal::SIGHUP, Signal::SIGINT, Signal::SIGQUIT];
+    // SAFETY: SIG_IGN installs no handler; the harness runs its cases one at a time.
+    let before: Vec<SigHandler> = ignored
+        .iter()
+        .map(|&sig| unsafe { signal(sig, SigHandler::SigIgn) }.unwrap())
+        .collect();
     let dir = tempfile::tempdir().unwrap();
-    let r = run(&sh("grep '^SigBlk:' /proc/self/status", dir.path())).unwrap();
+    let r = run(&sh(
+        "grep -E '^Sig(Blk|Ign):' /proc/self/status",
+        dir.path(),
+    ));
+    for (&sig, &handler) in ignored.iter().zip(&before) {
+        // SAFETY: puts back what was there.
+        unsafe { signal(sig, handler) }.unwrap();
+    }
+    let r = r.unwrap();
     assert_eq!(r.termination, Termination::Exited(0));
-    assert_eq!(r.stdout.text_with_marker(), "SigBlk:\t0000000000000000\n");
+    let text = r.stdout.text_with_marker();
+    let mask = |name: &str| {
+        let line = text.lines().find(|l| l.starts_with(name)).unwrap();
+        u64::from_str_radix(line.rsplit('\t').next().unwrap(), 16).unwrap()
+    };
+    assert_eq!(mask("SigBlk:"), 0, "{text}");
+    // Signals 1 to 31; 32 and 33 are the C library's own (thread cancellation), which it
+    // will not let a program change and which the machine running this may ignore already.
+    assert_eq!(mask("SigIgn:") & 0x7fff_ffff, 0, "{text}");
 }
 
 /// A server killed with SIGKILL cleans nothing up itself: its supervisor must end the whole

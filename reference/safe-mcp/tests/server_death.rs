@@ -42,7 +42,9 @@ fn start_tree(sb: &Sandbox) -> Running {
         bin.display(),
         std::env::var("PATH").unwrap_or_default()
     );
-    let mut child = Command::new(BIN)
+    let mut server = Command::new(BIN);
+    mcp_testkit::procs::default_signal_dispositions(&mut server);
+    let mut child = server
         .arg("terminal")
         .arg("--config")
         .arg(sb.policy(&body))

@@ -25,6 +25,7 @@ impl LineClient {
     /// Spawns `cmd` with piped stdin/stdout; stderr is collected if `capture_stderr`, else
     /// discarded.
     pub fn spawn(mut cmd: Command, capture_stderr: bool) -> LineClient {
+        crate::procs::default_signal_dispositions(&mut cmd);
         let mut child = cmd
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

@@ -57,3 +57,22 @@ pub fn probe_pids(dir: &Path, deadline: Instant) -> Vec<i32> {
     assert!(recorded, "the probe tree did not start: {pids:?}");
     pids
 }
+
+/// Makes `cmd` start with every signal at its default disposition, as a server started from
+/// a terminal would: under `nohup`, or in the background of a non-interactive shell, the test
+/// process ignores SIGHUP or SIGINT, and a server inheriting that would not end on the signal
+/// a test sends it, whatever the server does. Call it on every server a test later signals.
+#[allow(unsafe_code)]
+pub fn default_signal_dispositions(cmd: &mut std::process::Command) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: runs in the forked child before exec; `signal` (sigaction) is
+    // async-signal-safe, allocates nothing and takes no lock.
+    unsafe {
+        cmd.pre_exec(|| {
+            for sig in 1..=64 {
+                nix::libc::signal(sig, nix::libc::SIG_DFL);
+            }
+            Ok(())
+        });
+    }
+}

@@ -45,11 +45,12 @@ pub(crate) fn contain_child_with(cmd: &mut Command, death_signal: Signal) {
     let _ = death_signal;
     let parent = nix::unistd::getpid();
     // SAFETY: the closure runs in the child between fork and exec, where only
-    // async-signal-safe operations are allowed. It calls setsid, prctl(PR_SET_PDEATHSIG)
-    // and getppid (plain system calls, no allocation, no locks) and builds an io::Error
-    // from a raw errno, which does not allocate.
+    // async-signal-safe operations are allowed. It calls signal (sigaction), setsid,
+    // prctl(PR_SET_PDEATHSIG) and getppid (plain system calls, no allocation, no locks) and
+    // builds an io::Error from a raw errno, which does not allocate.
     unsafe {
         cmd.pre_exec(move || {
+            default_signal_dispositions();
             nix::unistd::setsid()?;
             #[cfg(target_os = "linux")]
             nix::sys::prctl::set_pdeathsig(death_signal)?;
@@ -59,6 +60,26 @@ pub(crate) fn contain_child_with(cmd: &mut Command, death_signal: Signal) {
             }
             Ok(())
         });
+    }
+}
+
+/// Puts every signal back to its default disposition, in the forked child before exec. An
+/// ignored signal stays ignored across exec: a server started under `nohup`, or in the
+/// background of a non-interactive shell (SIGINT, SIGQUIT ignored), would otherwise hand that
+/// to every command and upstream it starts, so `kill -INT` would not end them. Signals with a
+/// handler are reset by exec anyway; the signal mask is the spawner's to empty.
+///
+/// # Safety
+/// Call only between fork and exec (it changes the process's dispositions).
+#[allow(unsafe_code)]
+unsafe fn default_signal_dispositions() {
+    // 1 to 64: the standard and real-time signals of Linux; the C library refuses its own
+    // internal ones and SIGKILL/SIGSTOP, which is fine.
+    for sig in 1..=64 {
+        // SAFETY: SIG_DFL installs no handler; `signal` is async-signal-safe.
+        unsafe {
+            nix::libc::signal(sig, nix::libc::SIG_DFL);
+        }
     }
 }
 

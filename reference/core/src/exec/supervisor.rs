@@ -147,8 +147,8 @@ fn supervise(args: &[OsString]) -> i32 {
     cmd.arg0(argv0).args(&args[4..]);
     die_with_parent(&mut cmd);
     // The child's mask is emptied in `die_with_parent`; std resets SIGPIPE (ignored here) to
-    // the default; no other disposition here is "ignore": the command starts with normal
-    // signal handling.
+    // the default, and every other disposition was reset when the server started us
+    // (`contain_child_with`): the command starts with normal signal handling.
     let child = match cmd.spawn() {
         Ok(child) => child,
         Err(e) => {
