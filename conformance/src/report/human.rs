@@ -182,11 +182,7 @@ impl<W: Write> HumanReporter<W> {
                 self.write_block(&render_failure_block(r, r.failure.as_ref(), limits), RED)?;
             }
         }
-        let warned: Vec<&ScenarioResult> = report
-            .scenarios
-            .iter()
-            .filter(|r| !r.warnings.is_empty())
-            .collect();
+        let warned = report.warned();
         if !warned.is_empty() {
             write!(
                 self.out,

@@ -63,11 +63,7 @@ pub fn to_markdown(report: &RunReport) -> String {
         );
         fold(&mut out, &failed, &mut details, |r| vec![failure_block(r)]);
     }
-    let warned: Vec<&ScenarioResult> = report
-        .scenarios
-        .iter()
-        .filter(|r| !r.warnings.is_empty())
-        .collect();
+    let warned = report.warned();
     if !warned.is_empty() {
         let _ = write!(
             out,

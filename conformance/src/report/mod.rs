@@ -133,6 +133,14 @@ impl RunReport {
         s
     }
 
+    /// The scenarios with a `should` check that did not hold, in order.
+    pub fn warned(&self) -> Vec<&ScenarioResult> {
+        self.scenarios
+            .iter()
+            .filter(|r| !r.warnings.is_empty())
+            .collect()
+    }
+
     /// True when the run should exit 0: every failure is expected by the baseline and no
     /// baseline entry went stale.
     pub fn is_success(&self) -> bool {
