@@ -59,19 +59,31 @@ impl Invocation {
 /// shell, not the server. (The signal mask and `SIGPIPE` are reset by the standard library.)
 #[allow(unsafe_code)]
 fn default_signal_dispositions(cmd: &mut tokio::process::Command) {
-    use nix::sys::signal::{SigHandler, signal};
-    // SAFETY: the closure runs in the forked child before `exec`; it only calls `sigaction`
-    // (through `signal`), which is async-signal-safe, allocates nothing and takes no lock.
+    // SAFETY: the closure runs in the forked child before `exec`.
     unsafe {
         cmd.pre_exec(|| {
-            for sig in Signal::iterator() {
-                if !matches!(sig, Signal::SIGKILL | Signal::SIGSTOP) {
-                    // SAFETY: SIG_DFL installs no handler, so no Rust code runs on delivery.
-                    let _ = signal(sig, SigHandler::SigDfl);
-                }
-            }
+            reset_signal_dispositions();
             Ok(())
         });
+    }
+}
+
+/// Puts every signal (1 to 64: the standard and real-time signals of Linux) back to its
+/// default disposition; the C library refuses SIGKILL, SIGSTOP and its own internal signals,
+/// which is fine. Public so every program that starts a server for a verdict (the reference
+/// servers' tests too) starts it the same way.
+///
+/// # Safety
+/// Call only in a forked child before `exec` (a `pre_exec` closure): it changes the
+/// dispositions of the whole process. It calls only `signal` (sigaction), which is
+/// async-signal-safe, allocates nothing and takes no lock.
+#[allow(unsafe_code)]
+pub unsafe fn reset_signal_dispositions() {
+    for sig in 1..=64 {
+        // SAFETY: SIG_DFL installs no handler, so no Rust code runs on delivery.
+        unsafe {
+            nix::libc::signal(sig, nix::libc::SIG_DFL);
+        }
     }
 }
 

@@ -65,13 +65,10 @@ pub fn probe_pids(dir: &Path, deadline: Instant) -> Vec<i32> {
 #[allow(unsafe_code)]
 pub fn default_signal_dispositions(cmd: &mut std::process::Command) {
     use std::os::unix::process::CommandExt;
-    // SAFETY: runs in the forked child before exec; `signal` (sigaction) is
-    // async-signal-safe, allocates nothing and takes no lock.
+    // SAFETY: runs in the forked child before exec, as `reset_signal_dispositions` asks.
     unsafe {
         cmd.pre_exec(|| {
-            for sig in 1..=64 {
-                nix::libc::signal(sig, nix::libc::SIG_DFL);
-            }
+            mcp_conformance::process::reset_signal_dispositions();
             Ok(())
         });
     }
