@@ -6,7 +6,7 @@
 use crate::interp::Vars;
 use crate::model::{self, FileError};
 use crate::process::Invocation;
-use crate::runner::{TargetCtx, context::build_invocation, create_sandbox, run_scenario_timed};
+use crate::runner::{TargetCtx, context::build_invocation, create_sandbox, run_scenario_observed};
 use crate::sandbox::{Sandbox, SandboxSpec};
 use crate::session::Session;
 use serde_json::{Value, json};
@@ -94,11 +94,8 @@ fn kib(v: Option<u64>) -> String {
         .unwrap_or_else(|| "n/a".into())
 }
 
-/// Runs the benchmark; returns the process exit code (0 ok, 1 failed, 2 usage).
-pub fn run(args: BenchArgs, tctx: TargetCtx) -> u8 {
-    let Some(runtime) = crate::cli::runtime() else {
-        return 2;
-    };
+/// Runs the benchmark on `runtime`; returns the process exit code (0 ok, 1 failed, 2 usage).
+pub fn run(args: BenchArgs, tctx: TargetCtx, runtime: tokio::runtime::Runtime) -> u8 {
     let result = runtime.block_on(async {
         match &args.scenario {
             Some(file) => bench_scenario(&tctx, file).await,
@@ -255,8 +252,14 @@ async fn bench_scenario(tctx: &TargetCtx, file: &std::path::Path) -> Result<Valu
             .collect::<Vec<_>>()
             .join("\n")
     })?;
-    let (result, timings) =
-        run_scenario_timed(tctx, &scenario, model::LevelPolicy::default()).await;
+    let mut timings = Vec::new();
+    let result = run_scenario_observed(
+        tctx,
+        &scenario,
+        model::LevelPolicy::default(),
+        &mut |step| timings.push(step),
+    )
+    .await;
     println!("      time   server RSS / peak RSS after the step   step");
     for t in &timings {
         println!(

@@ -8,16 +8,25 @@
 //! The languages a scenario author writes (scenario and target files, `expect:` patterns, the
 //! sandbox spec) live in `mcp-conformance-lang`; they are re-exported here under their old paths.
 
-pub mod bench;
+//!
+//! The public surface is what a program embedding the engine needs: [`cli`] (the command
+//! line, `cli::main`), [`runner`] (run scenarios against targets, fed to reporters), [`report`]
+//! (the event stream, the report types and formats), [`builtin`] (the embedded suites and
+//! targets), [`sandbox`] and [`process`] (how servers and programs are started). The fixture
+//! server, the probe and the benchmark are programs of the same binary, reached through the
+//! command line only; the JSON-RPC session and the loading of sources are the engine's own.
+
 pub mod builtin;
 pub mod cli;
-pub mod fixture;
-pub mod probe;
 pub mod process;
 pub mod report;
 pub mod runner;
 pub mod sandbox;
-pub mod session;
-pub mod sources;
+
+mod bench;
+mod fixture;
+mod probe;
+mod session;
+mod sources;
 
 pub use mcp_conformance_lang::{duration, generation, interp, matcher, model};

@@ -167,6 +167,10 @@ impl Session {
     pub async fn send_raw(&self, bytes: &[u8]) -> Result<(), SessionError> {
         let mut guard = self.stdin.lock().await;
         let w = guard.as_mut().ok_or(SessionError::StdinClosed)?;
+        // Noted before it is written: once written, the answer may be read (and noted) before
+        // this task runs again, and the transcript must show the request first.
+        let text = String::from_utf8_lossy(bytes);
+        self.shared.lock().note("->", text.trim_end_matches('\n'));
         let written = match w.write_all(bytes).await {
             Ok(()) => w.flush().await,
             Err(e) => Err(e),
@@ -175,8 +179,6 @@ impl Session {
         if let Err(e) = written {
             return Err(self.write_failure(e).await);
         }
-        let text = String::from_utf8_lossy(bytes);
-        self.shared.lock().note("->", text.trim_end_matches('\n'));
         Ok(())
     }
 

@@ -1,9 +1,9 @@
-//! The README's step table against the step kinds' descriptors (`model::kinds`): every kind
+//! The README's step table against the step kinds' descriptors (`model::steps`): every kind
 //! is documented, in order, with exactly the modifiers it accepts, and shown observing
 //! something exactly when it does. A kind or a modifier added to the language and not to the
 //! README (or the other way round) fails here.
 
-use mcp_conformance_lang::model::kinds::{KIND_MODIFIERS, STEP_KINDS};
+use mcp_conformance_lang::model::steps::{KIND_MODIFIERS, STEP_KINDS};
 
 /// One row of the table: the kind, its modifiers as listed after `+`, and whether its
 /// observation column shows one.

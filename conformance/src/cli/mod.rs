@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
-pub use crate::sources::DEFAULT_TARGET;
-use crate::sources::{collect_files, load_scenarios, load_target};
+pub use crate::sources::{Selection, glob_match};
+use crate::sources::{collect_files, load_scenarios, load_target, load_targets};
 /// The scenario folder `validate` checks when no PATH is given.
 pub const DEFAULT_SCENARIOS: &str = "scenarios";
 /// The target folder `validate` checks besides scenarios when no PATH is given.
@@ -100,32 +100,6 @@ pub enum SchemaKind {
     Target,
 }
 
-/// Options shared by `run` and `list` to pick scenarios.
-#[derive(Debug, clap::Args)]
-pub struct Selection {
-    /// The target: a file, or the name of a built-in target (`reference-toolhub`,
-    /// `reference-hub`, `reference-safe-terminal`, `reference-safe-files`, `fixture`...).
-    /// Default: fixtures/targets/reference-toolhub.yaml if that file exists, else the
-    /// built-in reference-toolhub.
-    #[arg(long, short)]
-    pub target: Option<PathBuf>,
-    /// Scenario files or folders (searched recursively); default: the suites built into
-    /// this binary.
-    pub paths: Vec<PathBuf>,
-    /// Only scenarios with this tag (repeat for any of several).
-    #[arg(long = "tag")]
-    pub tags: Vec<String>,
-    /// Leave out scenarios with this tag (repeat for several), e.g. `slow`.
-    #[arg(long = "skip-tag")]
-    pub skip_tags: Vec<String>,
-    /// Only scenarios whose name matches this glob (`*` and `?`).
-    #[arg(long)]
-    pub name: Option<String>,
-    /// Run only part K of N (e.g. 2/4), deterministic by scenario name.
-    #[arg(long, value_parser = parse_shard)]
-    pub shard: Option<(usize, usize)>,
-}
-
 /// Options of `run`.
 #[derive(Debug, clap::Args)]
 pub struct RunArgs {
@@ -167,24 +141,6 @@ pub struct RunArgs {
 pub struct ListArgs {
     #[command(flatten)]
     pub selection: Selection,
-}
-
-fn parse_shard(text: &str) -> Result<(usize, usize), String> {
-    let (k, n) = text
-        .split_once('/')
-        .ok_or_else(|| "write the shard as K/N, e.g. 1/4".to_string())?;
-    let k: usize = k
-        .trim()
-        .parse()
-        .map_err(|_| "K must be a number".to_string())?;
-    let n: usize = n
-        .trim()
-        .parse()
-        .map_err(|_| "N must be a number".to_string())?;
-    if n == 0 || k == 0 || k > n {
-        return Err(format!("shard {k}/{n}: need 1 <= K <= N"));
-    }
-    Ok((k, n))
 }
 
 /// Parses the command line and runs the chosen subcommand.
@@ -241,33 +197,6 @@ pub(crate) fn runtime() -> Option<tokio::runtime::Runtime> {
     }
 }
 
-/// `*` matches any run of characters, `?` one character; everything else literally.
-pub fn glob_match(pattern: &str, text: &str) -> bool {
-    let p: Vec<char> = pattern.chars().collect();
-    let t: Vec<char> = text.chars().collect();
-    let (mut pi, mut ti, mut star, mut mark) = (0, 0, None, 0);
-    while ti < t.len() {
-        if pi < p.len() && (p[pi] == '?' || p[pi] == t[ti]) {
-            pi += 1;
-            ti += 1;
-        } else if pi < p.len() && p[pi] == '*' {
-            star = Some(pi);
-            mark = ti;
-            pi += 1;
-        } else if let Some(s) = star {
-            pi = s + 1;
-            mark += 1;
-            ti = mark;
-        } else {
-            return false;
-        }
-    }
-    while pi < p.len() && p[pi] == '*' {
-        pi += 1;
-    }
-    pi == p.len()
-}
-
 fn read_baseline(path: &Path) -> Result<BTreeSet<String>, FileError> {
     let text = std::fs::read_to_string(path).map_err(|e| {
         model::plain_error(
@@ -284,7 +213,7 @@ fn read_baseline(path: &Path) -> Result<BTreeSet<String>, FileError> {
 }
 
 fn run(args: RunArgs) -> ExitCode {
-    let (tctx, _) = match load_target(&args.selection.target) {
+    let targets = match load_targets(&args.selection.target) {
         Ok(t) => t,
         Err(e) => {
             print_errors(&e);
@@ -298,14 +227,7 @@ fn run(args: RunArgs) -> ExitCode {
             return ExitCode::from(EXIT_USAGE);
         }
     };
-    let generations = match args.protocol {
-        Some(choice) => choice.generations(),
-        None => match tctx.target.spoken() {
-            spoken if spoken.is_empty() => vec![crate::generation::Generation::Legacy],
-            spoken => spoken,
-        },
-    };
-    let scenarios = runner::plan(scenarios, &generations);
+    let work = assign(targets, &scenarios, args.protocol);
     let baseline = match args.baseline.as_deref().map(read_baseline).transpose() {
         Ok(b) => b,
         Err(e) => {
@@ -335,17 +257,12 @@ fn run(args: RunArgs) -> ExitCode {
     let human = HumanReporter::new(stdout.lock(), color, args.verbose);
     let mut console = Console::new(human, std::io::stderr().is_terminal());
     let mut files = ReportFiles::from(args.files.clone());
-    let report = runtime.block_on(runner::run_all(
-        Arc::new(tctx),
-        scenarios,
-        &options,
-        |event| {
-            // The console's errors (a closed stdout) must not stop the run; the files'
-            // are reported below.
-            let _ = console.on_event(event);
-            let _ = files.on_event(event);
-        },
-    ));
+    let report = runtime.block_on(runner::run_all(work, &options, |event| {
+        // The console's errors (a closed stdout) must not stop the run; the files'
+        // are reported below.
+        let _ = console.on_event(event);
+        let _ = files.on_event(event);
+    }));
     // Servers still winding down must not keep the process alive.
     runtime.shutdown_timeout(std::time::Duration::from_secs(1));
     drop(console);
@@ -362,9 +279,43 @@ fn run(args: RunArgs) -> ExitCode {
     }
 }
 
+/// Pairs each target with the scenarios it is judged on, planned for the generations it
+/// speaks (or `--protocol`'s). One target takes every scenario (those of suites it does not
+/// claim are reported skipped, with the reason). Several take the scenarios of the suites
+/// each claims, so a run over every reference server is not mostly skips; a scenario no
+/// target claims is reported once, skipped, under the first.
+fn assign(
+    targets: Vec<runner::TargetCtx>,
+    scenarios: &[model::Scenario],
+    protocol: Option<crate::generation::ProtocolChoice>,
+) -> Vec<(Arc<runner::TargetCtx>, Vec<model::Scenario>)> {
+    let several = targets.len() > 1;
+    let claimed = |s: &model::Scenario| targets.iter().any(|t| t.target.claims_suite(&s.suite));
+    let mut work = Vec::new();
+    for (i, tctx) in targets.iter().enumerate() {
+        let generations = match protocol {
+            Some(choice) => choice.generations(),
+            None => match tctx.target.spoken() {
+                spoken if spoken.is_empty() => vec![crate::generation::Generation::Legacy],
+                spoken => spoken,
+            },
+        };
+        let mine: Vec<model::Scenario> = scenarios
+            .iter()
+            .filter(|s| !several || tctx.target.claims_suite(&s.suite) || (i == 0 && !claimed(s)))
+            .cloned()
+            .collect();
+        work.push((Arc::new(tctx.clone()), runner::plan(mine, &generations)));
+    }
+    work
+}
+
 fn bench(args: crate::bench::BenchArgs) -> ExitCode {
     match load_target(&args.target) {
-        Ok((tctx, _)) => ExitCode::from(crate::bench::run(args, tctx)),
+        Ok((tctx, _)) => match runtime() {
+            Some(runtime) => ExitCode::from(crate::bench::run(args, tctx, runtime)),
+            None => ExitCode::from(EXIT_USAGE),
+        },
         Err(e) => {
             print_errors(&e);
             ExitCode::from(EXIT_USAGE)
@@ -431,19 +382,19 @@ fn list(args: ListArgs) -> ExitCode {
             return ExitCode::from(EXIT_USAGE);
         }
     };
-    let target = match &args.selection.target {
-        Some(_) => match load_target(&args.selection.target) {
-            Ok((t, _)) => Some(t),
+    let targets = if args.selection.target.is_empty() {
+        Vec::new()
+    } else {
+        match load_targets(&args.selection.target) {
+            Ok(t) => t,
             Err(e) => {
                 print_errors(&e);
                 return ExitCode::from(EXIT_USAGE);
             }
-        },
-        None => None,
+        }
     };
-    for s in &scenarios {
+    let print = |s: &model::Scenario, target: Option<&runner::TargetCtx>| {
         let skip = target
-            .as_ref()
             .and_then(|t| runner::skip_reason(t, s))
             .map(|r| format!("  (skipped: {r})"))
             .unwrap_or_default();
@@ -455,6 +406,18 @@ fn list(args: ListArgs) -> ExitCode {
             s.file,
             skip
         );
+    };
+    if targets.len() > 1 {
+        for (tctx, mine) in assign(targets, &scenarios, None) {
+            println!("target {} ({} scenarios):", tctx.target.name, mine.len());
+            for s in &mine {
+                print(s, Some(&tctx));
+            }
+        }
+    } else {
+        for s in &scenarios {
+            print(s, targets.first());
+        }
     }
     println!("{} scenarios", scenarios.len());
     ExitCode::SUCCESS
@@ -530,27 +493,5 @@ fn schema(kind: SchemaKind) -> ExitCode {
             eprintln!("mcp-conformance: cannot render the schema: {e}");
             ExitCode::from(EXIT_USAGE)
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn globs() {
-        assert!(glob_match("protocol/*", "protocol/ping"));
-        assert!(glob_match("*ping*", "protocol/ping-before-init"));
-        assert!(glob_match("p?ng", "ping"));
-        assert!(!glob_match("protocol/*", "toolhub/ping"));
-        assert!(glob_match("*", ""));
-    }
-
-    #[test]
-    fn shards() {
-        assert_eq!(parse_shard("2/4"), Ok((2, 4)));
-        assert!(parse_shard("0/4").is_err());
-        assert!(parse_shard("5/4").is_err());
-        assert!(parse_shard("x").is_err());
     }
 }

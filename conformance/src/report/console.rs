@@ -49,6 +49,7 @@ impl<W: Write> Reporter for Console<W> {
                 }
                 Ok(())
             }
+            RunEvent::StepFinished { .. } => Ok(()),
             RunEvent::ScenarioFinished { result, .. } => {
                 if let Some(p) = &mut self.progress {
                     p.finished(&result.name);

@@ -5,8 +5,11 @@
 //! finish; the files (JSON, JUnit, Markdown) are written from the finished run. A new format
 //! is one more consumer, and the runner does not change.
 
-use super::{RunReport, ScenarioResult};
+use super::{Position, RunReport, ScenarioResult};
+use serde::Serialize;
+use serde_json::Value;
 use std::io;
+use std::time::Duration;
 
 /// One thing that happened in a run. Borrowed: a consumer that keeps something clones it.
 #[derive(Debug, Clone, Copy)]
@@ -19,6 +22,14 @@ pub enum RunEvent<'a> {
     },
     /// A scenario began (one skipped before it started, under `--fail-fast`, never starts).
     ScenarioStarted { index: usize, name: &'a str },
+    /// A top-level step of scenario `scenario` (its place in `RunStarted`'s list) ended.
+    /// Steps of one scenario arrive in order, before its `ScenarioFinished`; a step cut off
+    /// by the scenario's deadline has none. Reports made from a finished report (merged
+    /// shards, [`replay`]) have no steps to tell.
+    StepFinished {
+        scenario: usize,
+        step: &'a StepRecord,
+    },
     /// A scenario ended, with its verdict; `index` is its place in `RunStarted`'s list.
     /// Scenarios run in parallel, so they finish in any order.
     ScenarioFinished {
@@ -27,6 +38,29 @@ pub enum RunEvent<'a> {
     },
     /// The run is over: every scenario's result in order, the totals and the baseline.
     RunFinished { report: &'a RunReport },
+}
+
+/// One top-level step that ran, as [`RunEvent::StepFinished`] carries it: what a consumer
+/// needs to follow a scenario as it goes (a timing, a live view, a recorder) without the
+/// runner knowing it.
+#[derive(Debug, Clone, Serialize)]
+pub struct StepRecord {
+    /// Its place among the scenario's top-level steps.
+    pub index: usize,
+    /// Its label (`call echo`).
+    pub label: String,
+    /// Where it is written.
+    pub position: Position,
+    /// How long it took, `expect` and `save` included.
+    pub duration: Duration,
+    /// Whether it passed; a failed step's details are in the scenario's failure.
+    pub passed: bool,
+    /// What it observed, when it observes something and passed.
+    pub observation: Option<Value>,
+    /// The first server's resident set after the step (`VmRSS`, KiB), when it runs.
+    pub server_rss_kib: Option<u64>,
+    /// The first server's peak resident set so far (`VmHWM`, KiB).
+    pub server_peak_rss_kib: Option<u64>,
 }
 
 /// A consumer of the event stream: a report format, the progress line, a test's recorder.

@@ -15,7 +15,7 @@ pub mod junit;
 pub mod markdown;
 pub mod merge;
 
-pub use events::{Reporter, RunEvent, replay};
+pub use events::{Reporter, RunEvent, StepRecord, replay};
 
 use serde::{Deserialize, Serialize};
 use std::time::Duration;

@@ -117,8 +117,6 @@ pub struct Run<'a> {
     pub pending: Mutex<HashMap<String, Pending>>,
     /// Pid files named by `processes` steps; their processes are killed at the end.
     pub pidfiles: Mutex<Vec<PathBuf>>,
-    /// Durations of the top-level steps that finished.
-    pub timings: Mutex<Vec<super::scenario::StepTiming>>,
     /// The index of the top-level step running now (for a scenario deadline's report).
     pub current_step: Mutex<Option<usize>>,
     /// Seconds since boot when the scenario started (pids started before are never killed).

@@ -1,7 +1,6 @@
 //! Running scenarios against a target: selection, parallel scheduling with a sandbox each,
 //! and the baseline of expected failures.
 
-mod act;
 pub mod context;
 mod contract;
 mod observe;
@@ -13,12 +12,13 @@ mod steps;
 pub use context::TargetCtx;
 pub use plan::plan;
 pub use scenario::{
-    StepTiming, blank_result, create_sandbox, run_scenario, run_scenario_timed, skip_reason,
-    skipped_result,
+    blank_result, create_sandbox, run_scenario, run_scenario_observed, skip_reason, skipped_result,
 };
 
 use crate::model::{Level, LevelPolicy, Scenario};
-use crate::report::{Failure, FailureKind, RunEvent, RunReport, ScenarioResult, Status};
+use crate::report::{
+    Failure, FailureKind, RunEvent, RunReport, ScenarioResult, Status, StepRecord,
+};
 use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Instant;
@@ -37,19 +37,32 @@ pub struct RunOptions {
     pub levels: LevelPolicy,
 }
 
-/// Runs every scenario, telling `on_event` what happens as it happens (the reports are its
-/// consumers: [`crate::report::Reporter`]), and returns the whole report in input order (the
-/// same report the last event, `RunFinished`, carries).
+/// Runs every scenario against its target, telling `on_event` what happens as it happens
+/// (the reports are its consumers: [`crate::report::Reporter`]), and returns the whole report
+/// in input order (the same report the last event, `RunFinished`, carries).
+///
+/// `targets` pairs each target with the scenarios judged against it. With more than one, the
+/// run is still one report: each scenario is named after its target (`reference-hub:
+/// protocol/ping`), and the report's target is the list of them.
 pub async fn run_all(
-    tctx: Arc<TargetCtx>,
-    scenarios: Vec<Scenario>,
+    targets: Vec<(Arc<TargetCtx>, Vec<Scenario>)>,
     options: &RunOptions,
     mut on_event: impl FnMut(RunEvent<'_>),
 ) -> RunReport {
     let started = Instant::now();
-    let target_name = tctx.target.name.clone();
-    let target_file = tctx.display.clone();
-    let names: Vec<String> = scenarios.iter().map(|s| s.name.clone()).collect();
+    let qualify = targets.len() > 1;
+    let target_name = joined(targets.iter().map(|(t, _)| t.target.name.as_str()));
+    let target_file = joined(targets.iter().map(|(t, _)| t.display.as_str()));
+    let mut entries: Vec<(Arc<TargetCtx>, Scenario)> = Vec::new();
+    for (tctx, scenarios) in targets {
+        for mut scenario in scenarios {
+            if qualify {
+                scenario.name = format!("{}: {}", tctx.target.name, scenario.name);
+            }
+            entries.push((tctx.clone(), scenario));
+        }
+    }
+    let names: Vec<String> = entries.iter().map(|(_, s)| s.name.clone()).collect();
     on_event(RunEvent::RunStarted {
         target: &target_name,
         target_file: &target_file,
@@ -60,7 +73,7 @@ pub async fn run_all(
     let baseline = Arc::new(options.baseline.clone().unwrap_or_default());
     let fail_fast = options.fail_fast;
     let levels = options.levels;
-    let unreported = scenarios.clone();
+    let unreported: Vec<Scenario> = entries.iter().map(|(_, s)| s.clone()).collect();
     let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
     // One dispatcher takes the permits in scenario order, so scenarios start in order and
     // a failure seen under --fail-fast stops everything not yet started.
@@ -69,11 +82,10 @@ pub async fn run_all(
         let stop = stop.clone();
         let baseline = baseline.clone();
         tokio::spawn(async move {
-            for (index, scenario) in scenarios.into_iter().enumerate() {
+            for (index, (tctx, scenario)) in entries.into_iter().enumerate() {
                 let Ok(permit) = semaphore.clone().acquire_owned().await else {
                     return;
                 };
-                let tctx = tctx.clone();
                 let tx = tx.clone();
                 let stop = stop.clone();
                 let baseline = baseline.clone();
@@ -86,7 +98,12 @@ pub async fn run_all(
                         )
                     } else {
                         let _ = tx.send(Event::Started(index));
-                        guard_panic(&scenario, run_scenario(&tctx, &scenario, levels)).await
+                        let steps = tx.clone();
+                        let mut on_step = move |record: StepRecord| {
+                            let _ = steps.send(Event::Step(index, Box::new(record)));
+                        };
+                        let run = run_scenario_observed(&tctx, &scenario, levels, &mut on_step);
+                        guard_panic(&scenario, run).await
                     };
                     result.baseline_expected_failure =
                         result.status == Status::Failed && baseline.contains(&result.name);
@@ -111,6 +128,10 @@ pub async fn run_all(
             Event::Started(index) => on_event(RunEvent::ScenarioStarted {
                 index,
                 name: &names[index],
+            }),
+            Event::Step(scenario, step) => on_event(RunEvent::StepFinished {
+                scenario,
+                step: &step,
             }),
             Event::Finished(index, result) => {
                 let result = *result;
@@ -162,8 +183,15 @@ pub async fn run_all(
     report
 }
 
+/// Several names as one (`a, b`), for a run over several targets.
+fn joined<'a>(names: impl Iterator<Item = &'a str>) -> String {
+    names.collect::<Vec<_>>().join(", ")
+}
+
+/// What a scenario's task tells the run, in the order it happens.
 enum Event {
     Started(usize),
+    Step(usize, Box<StepRecord>),
     Finished(usize, Box<ScenarioResult>),
 }
 

@@ -5,7 +5,7 @@ use super::steps::StepFailure;
 use crate::generation::{Generation, ModernMeta};
 use crate::interp::Vars;
 use crate::model::{LevelPolicy, Scenario};
-use crate::report::{Failure, FailureKind, ScenarioResult, Status};
+use crate::report::{Failure, FailureKind, ScenarioResult, Status, StepRecord};
 use crate::sandbox::{Layer, Sandbox, SandboxSpec};
 use crate::session::Session;
 use serde_json::Value;
@@ -58,8 +58,9 @@ pub fn skip_reason(tctx: &TargetCtx, scenario: &Scenario) -> Option<String> {
 fn uses_admin(steps: &[crate::model::Step]) -> bool {
     use crate::model::StepKind;
     steps.iter().any(|s| match &s.kind {
-        StepKind::Admin { .. } => true,
-        StepKind::Parallel(inner) | StepKind::Repeat { steps: inner, .. } => uses_admin(inner),
+        StepKind::Admin(_) => true,
+        StepKind::Parallel(block) => uses_admin(&block.steps),
+        StepKind::Repeat(block) => uses_admin(&block.steps),
         _ => false,
     })
 }
@@ -70,19 +71,7 @@ pub async fn run_scenario(
     scenario: &Scenario,
     policy: LevelPolicy,
 ) -> ScenarioResult {
-    run_scenario_timed(tctx, scenario, policy).await.0
-}
-
-/// How long one top-level step took (for `bench --scenario`).
-#[derive(Debug, Clone)]
-pub struct StepTiming {
-    pub label: String,
-    pub position: crate::report::Position,
-    pub duration: Duration,
-    /// The first server's resident set after the step (`VmRSS`, KiB), when it runs.
-    pub server_rss_kib: Option<u64>,
-    /// The first server's peak resident set so far (`VmHWM`, KiB).
-    pub server_peak_rss_kib: Option<u64>,
+    run_scenario_observed(tctx, scenario, policy, &mut |_| {}).await
 }
 
 /// The result of a scenario that did not run, for the reason given.
@@ -112,29 +101,26 @@ pub fn blank_result(scenario: &Scenario) -> ScenarioResult {
     }
 }
 
-/// Runs one scenario and also returns the duration of each top-level step that ran.
-pub async fn run_scenario_timed(
+/// Runs one scenario, handing `on_step` each top-level step as it finishes (the run's
+/// `StepFinished` events, `bench --scenario`'s timings).
+pub async fn run_scenario_observed(
     tctx: &TargetCtx,
     scenario: &Scenario,
     policy: LevelPolicy,
-) -> (ScenarioResult, Vec<StepTiming>) {
+    on_step: &mut (dyn FnMut(StepRecord) + Send),
+) -> ScenarioResult {
     let started = Instant::now();
     let mut result = blank_result(scenario);
     if let Some(reason) = skip_reason(tctx, scenario) {
-        return (skipped_result(scenario, reason), Vec::new());
+        return skipped_result(scenario, reason);
     }
     if !policy.runs(scenario.level) {
         let reason =
             "level beyond (a guarantee stronger than the document): left out by --no-beyond";
-        return (skipped_result(scenario, reason.to_string()), Vec::new());
+        return skipped_result(scenario, reason.to_string());
     }
-    let mut timings = Vec::new();
     let outcome = match setup(tctx, scenario) {
-        Ok(run) => {
-            let outcome = execute(&run, policy, &mut result.warnings).await;
-            timings = std::mem::take(&mut *lock(&run.timings));
-            outcome
-        }
+        Ok(run) => execute(&run, policy, &mut result.warnings, on_step).await,
         Err(message) => Err(Failure {
             kind: FailureKind::Error,
             level: scenario.level,
@@ -153,7 +139,7 @@ pub async fn run_scenario_timed(
         result.failure = Some(failure);
     }
     result.duration = started.elapsed();
-    (result, timings)
+    result
 }
 
 /// Creates a sandbox from `spec` with the target's default workspace seed laid under it,
@@ -257,7 +243,6 @@ fn setup<'a>(tctx: &'a TargetCtx, scenario: &'a Scenario) -> Result<Run<'a>, Str
         step_timeout,
         pending: Mutex::new(HashMap::new()),
         pidfiles: Mutex::new(Vec::new()),
-        timings: Mutex::new(Vec::new()),
         current_step: Mutex::new(None),
         started_uptime: crate::process::uptime_secs(),
     })
@@ -297,6 +282,7 @@ async fn execute(
     run: &Run<'_>,
     policy: LevelPolicy,
     warnings: &mut Vec<Failure>,
+    on_step: &mut (dyn FnMut(StepRecord) + Send),
 ) -> Result<(), Failure> {
     let deadline = run
         .scenario
@@ -321,7 +307,24 @@ async fn execute(
             }
             let began = Instant::now();
             *lock(&run.current_step) = Some(index);
-            if let Err(e) = run.step(step).await {
+            let outcome = run.step(step).await;
+            let duration = began.elapsed();
+            let pid = match run.servers.first() {
+                Some(slot) => slot.current().await.map(|s| s.pid()),
+                None => None,
+            };
+            let kib = |field| pid.and_then(|p| crate::process::proc_status_kib(p, field));
+            on_step(StepRecord {
+                index,
+                label: step.label.clone(),
+                position: step.position,
+                duration,
+                passed: outcome.is_ok(),
+                observation: outcome.as_ref().ok().cloned().flatten(),
+                server_rss_kib: kib("VmRSS"),
+                server_peak_rss_kib: kib("VmHWM"),
+            });
+            if let Err(e) = outcome {
                 let mut failure = run.failure_for(Some(step), index, e);
                 failure.level = level;
                 let whole = step.level.is_none();
@@ -331,19 +334,6 @@ async fn execute(
                     Judged::Fail(failure) => return Err(*failure),
                 }
             }
-            let duration = began.elapsed();
-            let pid = match run.servers.first() {
-                Some(slot) => slot.current().await.map(|s| s.pid()),
-                None => None,
-            };
-            let kib = |field| pid.and_then(|p| crate::process::proc_status_kib(p, field));
-            lock(&run.timings).push(StepTiming {
-                label: step.label.clone(),
-                position: step.position,
-                duration,
-                server_rss_kib: kib("VmRSS"),
-                server_peak_rss_kib: kib("VmHWM"),
-            });
         }
         Ok(())
     };

@@ -1,4 +1,10 @@
 //! Executing one step: act, observe, match `expect`, `save` captures.
+//!
+//! What each kind does is in the module of its name (`call.rs`, `admin.rs`...): a `run`
+//! function from the kind's typed step (defined by the language crate's module of the same
+//! name) to its observation. The list of kinds is the language's
+//! (`mcp_conformance_lang::for_each_step_kind!`), so the modules and the dispatch below
+//! follow it: a new kind is a module here and one there, plus one line in that list.
 
 // A failure carries the expected and actual JSON for the report; it is built once per failed
 // scenario, so its size on the error path does not matter.
@@ -6,7 +12,7 @@
 
 use super::context::{Pending, Run, lock};
 use super::observe::response_observation;
-use crate::matcher::{Mismatch, matches};
+use crate::matcher::{Mismatch, Pattern, matches};
 use crate::model::{Step, StepKind};
 use crate::process::{Invocation, run_to_end};
 use crate::report::FailureKind;
@@ -80,12 +86,51 @@ pub(super) fn session_failure(e: SessionError) -> StepFailure {
     }
 }
 
+macro_rules! define_runners {
+    ($( $module:ident => $Variant:ident ),* $(,)?) => {
+        $( mod $module; )*
+
+        impl Run<'_> {
+            /// Does what the step says and returns what it observed (if it observes
+            /// anything).
+            pub(super) async fn act(
+                &self,
+                step: &Step,
+                timeout: Duration,
+            ) -> Result<Option<Value>, StepFailure> {
+                match &step.kind {
+                    $( StepKind::$Variant(kind) => $module::run(self, step, kind, timeout).await, )*
+                }
+            }
+        }
+    };
+}
+
+mcp_conformance_lang::for_each_step_kind!(define_runners);
+
 impl Run<'_> {
-    /// Runs one step with its deadline, then checks `expect` and applies `save`.
-    pub fn step<'s>(&'s self, step: &'s Step) -> BoxFuture<'s, Result<(), StepFailure>> {
+    /// The session of server `on` (default: the first), which must be running.
+    pub(super) async fn session(
+        &self,
+        on: Option<&str>,
+    ) -> Result<(usize, Arc<Session>), StepFailure> {
+        let index = self.server_index(on);
+        let slot = &self.servers[index];
+        match slot.current().await {
+            Some(s) => Ok((index, s)),
+            None => Err(StepFailure::error(format!(
+                "server {} is not running (declare it with start: true or add a start step)",
+                slot.name
+            ))),
+        }
+    }
+
+    /// Runs one step with its deadline, then checks `expect` and applies `save`; returns
+    /// what it observed (for the run's `StepFinished` event).
+    pub fn step<'s>(&'s self, step: &'s Step) -> BoxFuture<'s, Result<Option<Value>, StepFailure>> {
         Box::pin(async move {
             let timeout = step.timeout.unwrap_or(self.step_timeout);
-            let observed = if matches!(step.kind, StepKind::Repeat { .. } | StepKind::Parallel(_))
+            let observed = if matches!(step.kind, StepKind::Repeat(_) | StepKind::Parallel(_))
                 && step.timeout.is_none()
             {
                 // A block has no deadline of its own: each inner step has one (and the
@@ -107,18 +152,18 @@ impl Run<'_> {
                 }
                 f
             })?;
-            if let Some(obs) = observed {
+            if let Some(obs) = &observed {
                 if let Some(pattern) = &step.expect {
                     let pattern = self.expand(pattern)?;
-                    if let Err(m) = matches(&pattern, &obs) {
+                    if let Err(m) = matches(&pattern, obs) {
                         let mut f = StepFailure::mismatch(&m, "the observation");
                         f.step = Some(Box::new(step.clone()));
                         return Err(f);
                     }
                 }
-                self.save(step, &obs)?;
+                self.save(step, obs)?;
             }
-            Ok(())
+            Ok(observed)
         })
     }
 
@@ -264,4 +309,16 @@ pub fn read_pids(path: &Path) -> Vec<i32> {
         .lines()
         .filter_map(|l| l.trim().parse().ok())
         .collect()
+}
+
+/// `pattern` (already expanded) compiled once for every message or round it is matched
+/// against, not once per message. The load-time check already accepted it with its `${...}`
+/// unexpanded (a regex or a `$len` must be literal there), so this is not expected to fail;
+/// if it does, the error is the scenario's, not the server's.
+fn compiled(pattern: &Value, what: &str) -> Result<Pattern, StepFailure> {
+    Pattern::compile(pattern).map_err(|e| {
+        StepFailure::error(format!(
+            "the {what} pattern is invalid once its variables are expanded: {e}"
+        ))
+    })
 }

@@ -1,0 +1,56 @@
+//! `call`: `tools/call`, with a fresh progress token when asked, or left to an `await`.
+
+use super::{StepFailure, session_failure};
+use crate::model::Step;
+use crate::model::steps::call::Call;
+use crate::runner::context::Run;
+use crate::runner::observe::call_observation;
+use serde_json::{Value, json};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+/// Progress tokens unique in this process, so rounds of a `repeat` never share one.
+static PROGRESS_TOKENS: AtomicU64 = AtomicU64::new(1);
+
+/// Runs one `call` step.
+pub(super) async fn run(
+    run: &Run<'_>,
+    step: &Step,
+    call: &Call,
+    timeout: Duration,
+) -> Result<Option<Value>, StepFailure> {
+    let (_, s) = run.session(step.on.as_deref()).await?;
+    let mut params = json!({"name": run.expand_str(&call.name)?});
+    params["arguments"] = match &call.args {
+        Some(a) => run.expand(a)?,
+        None => json!({}),
+    };
+    let mut meta = match &call.meta {
+        Some(m) => run.expand(m)?,
+        None => Value::Null,
+    };
+    let token = call.progress.then(|| {
+        let n = PROGRESS_TOKENS.fetch_add(1, Ordering::Relaxed);
+        json!(format!("conformance-progress-{n}"))
+    });
+    if let Some(t) = &token {
+        if !meta.is_object() {
+            meta = json!({});
+        }
+        meta["progressToken"] = t.clone();
+    }
+    if !meta.is_null() {
+        params["_meta"] = meta;
+    }
+    let id = s
+        .send_request("tools/call", Some(params))
+        .await
+        .map_err(session_failure)?;
+    if let Some(handle) = &call.nowait {
+        run.remember(handle, s.clone(), id, true, token);
+        return Ok(None);
+    }
+    let resp = s.response(&id, timeout).await.map_err(session_failure)?;
+    let progress = token.map(|t| s.progress_for(&t)).unwrap_or_default();
+    Ok(Some(call_observation(&resp, progress)))
+}
