@@ -106,7 +106,10 @@ pub struct Pending {
     pub progress_token: Option<Value>,
 }
 
-/// One scenario in progress.
+/// One scenario in progress, owned by that scenario's task: no other scenario sees it. The
+/// plan (target, scenario) is read-only; the three locks guard what the steps of a
+/// `parallel` block share while they run at once in this task (variables, `nowait` requests,
+/// pid files), and are never contended across scenarios.
 pub struct Run<'a> {
     pub target: &'a TargetCtx,
     pub scenario: &'a Scenario,
@@ -117,8 +120,6 @@ pub struct Run<'a> {
     pub pending: Mutex<HashMap<String, Pending>>,
     /// Pid files named by `processes` steps; their processes are killed at the end.
     pub pidfiles: Mutex<Vec<PathBuf>>,
-    /// The index of the top-level step running now (for a scenario deadline's report).
-    pub current_step: Mutex<Option<usize>>,
     /// Seconds since boot when the scenario started (pids started before are never killed).
     pub started_uptime: Option<f64>,
 }

@@ -10,6 +10,7 @@ use crate::sandbox::{Layer, Sandbox, SandboxSpec};
 use crate::session::Session;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -243,7 +244,6 @@ fn setup<'a>(tctx: &'a TargetCtx, scenario: &'a Scenario) -> Result<Run<'a>, Str
         step_timeout,
         pending: Mutex::new(HashMap::new()),
         pidfiles: Mutex::new(Vec::new()),
-        current_step: Mutex::new(None),
         started_uptime: crate::process::uptime_secs(),
     })
 }
@@ -290,6 +290,9 @@ async fn execute(
         .unwrap_or(run.target.target.timeouts.scenario.0);
     let scenario_level = run.scenario.level;
     let found = Mutex::new(Vec::new());
+    // The top-level step running now, for the report of a scenario deadline (which drops the
+    // body mid-step); `usize::MAX` before the first.
+    let current = AtomicUsize::new(usize::MAX);
     let body = async {
         for (i, (_, spec)) in run.scenario.servers.iter().enumerate() {
             if spec.start {
@@ -306,7 +309,7 @@ async fn execute(
                 continue;
             }
             let began = Instant::now();
-            *lock(&run.current_step) = Some(index);
+            current.store(index, Ordering::Relaxed);
             let outcome = run.step(step).await;
             let duration = began.elapsed();
             let pid = match run.servers.first() {
@@ -340,7 +343,7 @@ async fn execute(
     let outcome = match tokio::time::timeout(deadline, body).await {
         Ok(r) => r,
         Err(_) => {
-            let index = *lock(&run.current_step);
+            let index = Some(current.load(Ordering::Relaxed)).filter(|i| *i != usize::MAX);
             let step = index.and_then(|i| run.scenario.steps.get(i));
             let mut failure = run.failure_for(
                 step,
