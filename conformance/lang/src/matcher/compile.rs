@@ -47,6 +47,8 @@ pub(super) enum Op {
     HasKeys(Vec<String>),
     Keys(Vec<String>),
     Json(Box<Node>),
+    Schema(super::schema::SchemaCheck),
+    IsSchema,
 }
 
 /// The numeric bound operators.
@@ -150,6 +152,8 @@ pub(super) const OPERATORS: &[&str] = &[
     "$has_keys",
     "$keys",
     "$json",
+    "$schema",
+    "$is_schema",
 ];
 
 /// A key that names an operator: starts with `$` but not with the `$$` escape.
@@ -311,6 +315,18 @@ fn compile_op(name: &str, arg: &Value, path: &Path<'_>) -> Result<Op, PatternErr
         "$has_keys" => Op::HasKeys(compile_key_list(name, arg, path)?),
         "$keys" => Op::Keys(compile_key_list(name, arg, path)?),
         "$json" => Op::Json(Box::new(compile(arg, path)?)),
+        "$schema" => {
+            Op::Schema(super::schema::SchemaCheck::compile(arg).map_err(|e| error(path, e))?)
+        }
+        "$is_schema" => {
+            if arg != &Value::Bool(true) {
+                return Err(error(
+                    path,
+                    format!("`$is_schema` only takes `true`, got {arg}"),
+                ));
+            }
+            Op::IsSchema
+        }
         _ => return Err(error(path, unknown_operator(name))),
     };
     Ok(op)

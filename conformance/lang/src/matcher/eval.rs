@@ -168,6 +168,8 @@ fn op_name(op: &Op) -> &'static str {
         Op::HasKeys(_) => "$has_keys",
         Op::Keys(_) => "$keys",
         Op::Json(_) => "$json",
+        Op::Schema(_) => "$schema",
+        Op::IsSchema => "$is_schema",
     }
 }
 
@@ -397,6 +399,14 @@ fn eval_op(node: &Node, op: &Op, actual: Option<&Value>, path: &Path<'_>) -> Out
             ),
         },
         Op::Unordered(items) => unordered(node, items, v, path),
+        Op::Schema(check) => match check.check(v) {
+            Ok(()) => Ok(()),
+            Err(e) => fail(path, src, Some(v), format!("`$schema`: {e}")),
+        },
+        Op::IsSchema => match super::schema::is_schema(v) {
+            Ok(()) => Ok(()),
+            Err(e) => fail(path, src, Some(v), format!("`$is_schema`: {e}")),
+        },
         Op::HasKeys(keys) | Op::Keys(keys) => {
             let Value::Object(map) = v else {
                 return fail(

@@ -13,7 +13,8 @@
 //!   `$` is written with a doubled dollar (`$$ref` matches the key `$ref`).
 //!
 //! Operators: `$regex`, `$type`, `$absent`, `$any`, `$len`, `$contains`, `$gte`, `$lte`, `$gt`,
-//! `$lt`, `$exact`, `$one_of`, `$not`, `$each`, `$unordered`, `$has_keys`, `$keys`, `$json`.
+//! `$lt`, `$exact`, `$one_of`, `$not`, `$each`, `$unordered`, `$has_keys`, `$keys`, `$json`,
+//! `$schema` (valid against an inline JSON Schema) and `$is_schema` (itself a valid JSON Schema).
 //!
 //! **Missing keys.** A missing key is treated as a value that only `$absent: true` accepts,
 //! and the combinators pass it through unchanged. So `$not: P` accepts a missing key whenever
@@ -31,6 +32,7 @@ mod compile;
 mod eval;
 mod path;
 mod render;
+mod schema;
 #[cfg(test)]
 mod tests;
 
