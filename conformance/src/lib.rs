@@ -28,5 +28,6 @@ mod fixture;
 mod probe;
 mod session;
 mod sources;
+mod sweep;
 
 pub use mcp_conformance_lang::{duration, generation, interp, matcher, model};

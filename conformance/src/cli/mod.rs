@@ -1,6 +1,7 @@
 //! The `mcp-conformance` command line.
 
 mod merge;
+mod sweep;
 
 use crate::model::{self, FileError};
 use crate::report::{Reporter, console::Console, files::ReportFiles, human::HumanReporter};
@@ -56,6 +57,8 @@ pub enum Command {
     /// Merge the JSON reports of the shards of one run (`run --shard K/N --json`) into the
     /// report of the whole run: the human report, and any of JSON, JUnit and Markdown.
     Merge(merge::MergeArgs),
+    /// Check every tool of a server from its own tools/list: schema-valid and invalid calls, with no scenario to write
+    Sweep(sweep::SweepArgs),
 }
 
 /// The report files `run` and `merge` write besides the human report.
@@ -157,6 +160,7 @@ pub fn main() -> ExitCode {
         Command::Probe(args) => crate::probe::run(args),
         Command::InitTarget(args) => init_target(args),
         Command::Merge(args) => merge::merge(args),
+        Command::Sweep(args) => sweep::sweep(args),
     }
 }
 

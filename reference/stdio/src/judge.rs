@@ -55,7 +55,8 @@ pub fn judge(line: &[u8], initialized: bool, supported: &[ProtocolVersion]) -> V
         message: Box::new(message),
     };
     if let ClientJsonRpcMessage::Request(req) = &message
-        && let Some(answer) = refuse_removed_method(req, supported)
+        && let Some(answer) =
+            refuse_removed_method(req, supported).or_else(|| refuse_unfit_params(req))
     {
         return Verdict::Answer(answer);
     }
@@ -120,6 +121,50 @@ fn refuse_removed_method(
     } else {
         ErrorData::unsupported_protocol_version(version, supported)
     };
+    Some(json!({"jsonrpc": "2.0", "id": request.id, "error": error}))
+}
+
+/// The methods of the specification rmcp parses into typed requests. A request for one of
+/// them that rmcp could not parse (its params do not fit the method's schema) lands in its
+/// catch-all `CustomRequest`, which rmcp answers -32601 "method not found": wrong for a
+/// method that exists.
+const TYPED_METHODS: &[&str] = &[
+    "initialize",
+    "ping",
+    "server/discover",
+    "completion/complete",
+    "logging/setLevel",
+    "prompts/get",
+    "prompts/list",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "tools/call",
+    "tools/list",
+    "tasks/get",
+    "tasks/cancel",
+];
+
+/// The answer to a request for a specification method whose params do not fit its schema:
+/// -32602 Invalid params (JSON-RPC 2.0 section 5.1: "Invalid method parameter(s)"; the
+/// 2025-11-25 tools page lists "Malformed requests (requests that fail to satisfy
+/// CallToolRequest schema)" among the protocol errors), e.g. `tools/call` whose
+/// `arguments` is not an object.
+fn refuse_unfit_params(request: &JsonRpcRequest<ClientRequest>) -> Option<Value> {
+    let ClientRequest::CustomRequest(custom) = &request.request else {
+        return None;
+    };
+    let method = custom.method.as_str();
+    if !TYPED_METHODS.contains(&method) {
+        return None;
+    }
+    let error = ErrorData::new(
+        ErrorCode::INVALID_PARAMS,
+        format!("invalid params: the params of {method} do not satisfy its schema"),
+        None,
+    );
     Some(json!({"jsonrpc": "2.0", "id": request.id, "error": error}))
 }
 
@@ -384,6 +429,23 @@ mod tests {
                 other => panic!("{other:?} for {}", String::from_utf8_lossy(line)),
             }
         }
+    }
+
+    #[test]
+    fn a_known_method_whose_params_do_not_fit_its_schema_gets_invalid_params() {
+        for (initialized, line) in [
+            (true, &br#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"x","arguments":"no"}}"#[..]),
+            (true, &br#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"arguments":{}}}"#[..]),
+            (false, &br#"{"jsonrpc":"2.0","id":4,"method":"initialize","params":{"protocolVersion":3}}"#[..]),
+        ] {
+            assert_eq!(error_code(judge(line, initialized, ALL)), Some(-32602), "{}", String::from_utf8_lossy(line));
+        }
+        // A method the server does not know stays rmcp's to refuse (-32601).
+        let custom = br#"{"jsonrpc":"2.0","id":4,"method":"vendor/thing","params":{"a":"no"}}"#;
+        assert_eq!(forwarded(judge(custom, true, ALL)), Some(false));
+        // Well-formed params are forwarded as before.
+        let call = br#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"x","arguments":{}}}"#;
+        assert_eq!(forwarded(judge(call, true, ALL)), Some(false));
     }
 
     #[test]

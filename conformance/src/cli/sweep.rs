@@ -1,0 +1,350 @@
+//! `mcp-conformance sweep`: every tool of a server checked from its own `tools/list`, with no
+//! scenario to write. The command line, the run and the repro files; the cases themselves are
+//! made by [`crate::sweep`].
+
+use std::collections::BTreeMap;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+use super::{EXIT_USAGE, ReportFileArgs, runtime};
+use crate::generation::{Generation, ProtocolChoice};
+use crate::model::{self, LevelPolicy, Scenario};
+use crate::report::{Reporter, RunReport, Status, console::Console, human::HumanReporter};
+use crate::runner::{self, RunOptions, TargetCtx};
+use crate::sources::load_target;
+use crate::sweep::cases::{CaseOptions, cases};
+use crate::sweep::{discover::discover, repro};
+
+/// Options of `sweep`.
+#[derive(Debug, clap::Args)]
+pub struct SweepArgs {
+    /// The target: a file or a built-in target's name. Or give the server's command after
+    /// `--` (it is started with this environment, in this folder unless `--sandbox`).
+    #[arg(long, short)]
+    pub target: Option<PathBuf>,
+    /// Seed of the generated arguments: the same seed makes the same cases.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Schema-valid calls per tool.
+    #[arg(long, default_value_t = 5)]
+    pub cases: usize,
+    /// Also call tools not annotated `readOnlyHint: true` (the specification says a tool
+    /// without annotations may be destructive, so they are left out by default).
+    #[arg(long)]
+    pub include_mutating: bool,
+    /// Start the command in a new empty folder rather than the current one.
+    #[arg(long)]
+    pub sandbox: bool,
+    /// Write each failing case, cut down to the step that failed, with the target it ran on,
+    /// into this folder: `mcp-conformance run --target DIR/target.yaml DIR/scenarios` replays
+    /// them.
+    #[arg(long)]
+    pub emit_repro: Option<PathBuf>,
+    /// Which generations to sweep (default: every one the server opens a session in).
+    #[arg(long, value_enum)]
+    pub protocol: Option<ProtocolChoice>,
+    /// `should` findings fail the sweep too.
+    #[arg(long)]
+    pub strict: bool,
+    /// Scenarios at once (default: the number of CPUs).
+    #[arg(long, short)]
+    pub jobs: Option<usize>,
+    /// Deadline of each step (an answer, a session opened), e.g. `30s` for a slow server;
+    /// default: the target's (10s for a command given after `--`).
+    #[arg(long, value_parser = parse_span)]
+    pub step_timeout: Option<crate::duration::Span>,
+    /// Plain text, no colours.
+    #[arg(long)]
+    pub no_color: bool,
+    #[command(flatten)]
+    pub files: ReportFileArgs,
+    /// The server's command and its arguments, after `--`.
+    #[arg(last = true)]
+    pub command: Vec<String>,
+}
+
+/// Runs the sweep; exit 0 clean, 1 findings, 2 a server that cannot be swept or bad usage.
+pub fn sweep(args: SweepArgs) -> ExitCode {
+    let (mut tctx, target_text) = match target_of(&args) {
+        Ok(t) => t,
+        Err(message) => return usage(&message),
+    };
+    if let Some(step) = args.step_timeout {
+        tctx.target.timeouts.step = step;
+    }
+    let Some(rt) = runtime() else {
+        return ExitCode::from(EXIT_USAGE);
+    };
+    let tctx = Arc::new(tctx);
+    let tried = match args.protocol {
+        Some(choice) => choice.generations(),
+        None if args.command.is_empty() => match tctx.target.spoken() {
+            spoken if spoken.is_empty() => vec![Generation::Legacy],
+            spoken => spoken,
+        },
+        None => Generation::ALL.to_vec(),
+    };
+    let found = rt.block_on(discover(tctx.clone(), &tried));
+    if found.spoken.is_empty() {
+        let why: Vec<String> = found
+            .refused
+            .iter()
+            .map(|(g, why)| format!("{g}: {why}"))
+            .collect();
+        return usage(&format!(
+            "the server opened no session ({})",
+            why.join("; ")
+        ));
+    }
+    for (g, why) in &found.refused {
+        eprintln!("sweep: no {g} session ({why}); that generation is not swept");
+    }
+    let spoken: Vec<Generation> = found.spoken.iter().map(|(g, _)| *g).collect();
+    let made = cases(
+        &found.spoken[0].1,
+        &CaseOptions {
+            cases: args.cases,
+            include_mutating: args.include_mutating,
+        },
+        args.seed,
+    );
+    for line in &made.left_out {
+        eprintln!("sweep: not called: {line}");
+    }
+    let mut documents: BTreeMap<String, Value> = BTreeMap::new();
+    let mut scenarios = Vec::new();
+    for doc in made.scenarios {
+        match scenario_of(&doc) {
+            Ok(s) => {
+                documents.insert(s.name.clone(), doc);
+                scenarios.push(s);
+            }
+            Err(message) => return usage(&message),
+        }
+    }
+    let options = RunOptions {
+        jobs: args
+            .jobs
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get())),
+        fail_fast: false,
+        baseline: None,
+        levels: LevelPolicy {
+            strict: args.strict,
+            beyond: true,
+        },
+    };
+    let stdout = std::io::stdout();
+    let color = !args.no_color && stdout.is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let mut console = Console::new(
+        HumanReporter::new(stdout.lock(), color, false),
+        std::io::stderr().is_terminal(),
+    );
+    let mut files = crate::report::files::ReportFiles::from(args.files.clone());
+    let work = vec![(tctx.clone(), runner::plan(scenarios, &spoken))];
+    let report = rt.block_on(runner::run_all(work, &options, |event| {
+        let _ = console.on_event(event);
+        let _ = files.on_event(event);
+    }));
+    drop(console);
+    let mut code = if report.is_success() { 0 } else { 1 };
+    for failure in files.failures() {
+        eprintln!("mcp-conformance: {failure}");
+        code = EXIT_USAGE;
+    }
+    if let Some(dir) = &args.emit_repro {
+        let kept = reproductions(&report, &documents, &spoken);
+        let verified = rt.block_on(replay(tctx.clone(), &kept, &spoken, options.levels));
+        match repro::write(dir, &target_text, &verified) {
+            Ok(target) => eprintln!(
+                "sweep: {} failing case(s) written; replay: mcp-conformance run --target {} {}",
+                verified.len(),
+                target.display(),
+                dir.join("scenarios").display()
+            ),
+            Err(e) => {
+                eprintln!("mcp-conformance: cannot write {}: {e}", dir.display());
+                code = EXIT_USAGE;
+            }
+        }
+    }
+    rt.shutdown_timeout(std::time::Duration::from_secs(1));
+    ExitCode::from(code)
+}
+
+fn parse_span(text: &str) -> Result<crate::duration::Span, String> {
+    crate::duration::Span::try_from(text).map_err(|e| e.to_string())
+}
+
+fn usage(message: &str) -> ExitCode {
+    eprintln!("mcp-conformance: sweep: {message}");
+    ExitCode::from(EXIT_USAGE)
+}
+
+/// The target to sweep and the text of a target file that starts it (for the repro folder).
+fn target_of(args: &SweepArgs) -> Result<(TargetCtx, String), String> {
+    match (&args.target, args.command.as_slice()) {
+        (Some(_), [_, ..]) => Err("give either --target or a command after --, not both".into()),
+        (None, []) => Err("give the server's command after -- (or --target FILE)".into()),
+        (Some(path), []) => {
+            let (tctx, _) = load_target(&Some(path.clone())).map_err(|e| {
+                e.iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            })?;
+            let text = std::fs::read_to_string(path)
+                .ok()
+                .or_else(|| {
+                    crate::builtin::target(&path.to_string_lossy()).map(|(_, t)| t.to_string())
+                })
+                .unwrap_or_default();
+            Ok((tctx, text))
+        }
+        (None, [program, rest @ ..]) => {
+            // A command with a folder in it is made absolute, so the target file written
+            // beside the repro cases starts the same program from any folder.
+            let command = if program.contains('/') {
+                std::path::absolute(program)
+                    .map_err(|e| format!("cannot resolve {program}: {e}"))?
+                    .display()
+                    .to_string()
+            } else {
+                program.clone()
+            };
+            let mut server = json!({"command": command, "args": rest});
+            let step = args
+                .step_timeout
+                .map_or_else(|| "10s".to_string(), |s| s.to_string());
+            if !args.sandbox {
+                let here = std::env::current_dir()
+                    .map_err(|e| format!("cannot read the current folder: {e}"))?;
+                server["cwd"] = json!(here.display().to_string());
+            }
+            let name = std::path::Path::new(program)
+                .file_name()
+                .map_or_else(|| program.clone(), |n| n.to_string_lossy().into_owned());
+            let doc = json!({
+                "name": name,
+                "description": format!("swept with: {}", args.command.join(" ")),
+                "suites": ["protocol"],
+                "generations": ["legacy", "modern"],
+                "server": server,
+                "timeouts": {"step": step},
+            });
+            let text = serde_saphyr::to_string(&doc).map_err(|e| e.to_string())?;
+            let target = model::parse_target(&text, "<sweep>/target.yaml").map_err(|e| {
+                e.iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            })?;
+            let exe = std::env::current_exe()
+                .map_err(|e| format!("cannot locate mcp-conformance itself: {e}"))?;
+            let dir = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+            let tctx = TargetCtx {
+                target,
+                display: format!("sweep of {}", args.command.join(" ")),
+                dir,
+                exe,
+            };
+            Ok((tctx, text))
+        }
+    }
+}
+
+/// A sweep document as a scenario, through the same parser as a file (so a written-out case
+/// is exactly what ran).
+fn scenario_of(doc: &Value) -> Result<Scenario, String> {
+    let name = doc.get("name").and_then(Value::as_str).unwrap_or("sweep");
+    let text = serde_saphyr::to_string(doc).map_err(|e| e.to_string())?;
+    model::parse_scenario(&text, &format!("<sweep>/{}", repro::file_name(name))).map_err(|e| {
+        let lines: Vec<String> = e.iter().map(ToString::to_string).collect();
+        format!("an internal case is invalid: {}", lines.join("; "))
+    })
+}
+
+/// The failing and warned steps of `report`, each as a cut-down document for the pass it
+/// failed in.
+fn reproductions(
+    report: &RunReport,
+    documents: &BTreeMap<String, Value>,
+    spoken: &[Generation],
+) -> Vec<Value> {
+    let mut out = Vec::new();
+    for result in &report.scenarios {
+        let (base, pass) = split_pass(&result.name, spoken);
+        let Some(doc) = documents.get(base) else {
+            continue;
+        };
+        let failed = result
+            .failure
+            .iter()
+            .filter(|_| result.status == Status::Failed)
+            .chain(&result.warnings)
+            .filter_map(|f| f.step);
+        for step in failed {
+            let mut cut = repro::shrink(doc, step);
+            if let Some(g) = pass {
+                cut["tags"] = json!(["sweep", g.as_str()]);
+                let name = cut["name"].as_str().unwrap_or(base).to_string();
+                cut["name"] = json!(format!("{name}/{g}"));
+            }
+            out.push(cut);
+        }
+    }
+    out
+}
+
+/// `NAME [legacy]` -> (`NAME`, legacy) when more than one generation ran.
+fn split_pass<'a>(name: &'a str, spoken: &[Generation]) -> (&'a str, Option<Generation>) {
+    for g in spoken {
+        if let Some(base) = name.strip_suffix(&format!(" [{g}]")) {
+            return (base, Some(*g));
+        }
+    }
+    (name, spoken.first().copied().filter(|_| spoken.len() == 1))
+}
+
+/// The cut-down cases run again: each that still fails (or warns) is kept as it is; one that
+/// no longer does is replaced by its whole scenario, which did.
+async fn replay(
+    tctx: Arc<TargetCtx>,
+    cut: &[Value],
+    spoken: &[Generation],
+    levels: LevelPolicy,
+) -> Vec<Value> {
+    let mut scenarios = Vec::new();
+    for doc in cut {
+        if let Ok(s) = scenario_of(doc) {
+            scenarios.push(s);
+        }
+    }
+    if scenarios.is_empty() {
+        return Vec::new();
+    }
+    let planned = runner::plan(scenarios, spoken);
+    let options = RunOptions {
+        jobs: 2,
+        fail_fast: false,
+        baseline: None,
+        levels,
+    };
+    let report = runner::run_all(vec![(tctx, planned)], &options, |_| {}).await;
+    let still: Vec<&str> = report
+        .scenarios
+        .iter()
+        .filter(|r| r.status == Status::Failed || !r.warnings.is_empty())
+        .map(|r| r.name.as_str())
+        .collect();
+    cut.iter()
+        .filter(|doc| {
+            let name = doc.get("name").and_then(Value::as_str).unwrap_or_default();
+            still.iter().any(|s| s.starts_with(name))
+        })
+        .cloned()
+        .collect()
+}

@@ -1,0 +1,371 @@
+//! The scenarios a sweep runs, made from a server's own `tools/list`: surface checks of the
+//! list, then for each tool it may call, schema-valid calls (each answer a valid
+//! `CallToolResult`, its `structuredContent` valid against the tool's `outputSchema`) and
+//! invalid ones (refused). They are ordinary scenario documents, so the engine runs them,
+//! every report format shows them with their levels, and a failing one written to a file
+//! replays with `mcp-conformance run`.
+
+use serde_json::{Value, json};
+
+use super::values::{Rng, invalid_variants, valid_sets};
+
+const TOOLS_PAGE: &str = "https://modelcontextprotocol.io/specification/2025-11-25/server/tools";
+const PAGINATION_PAGE: &str =
+    "https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/pagination";
+
+/// What a sweep asks of each tool.
+#[derive(Debug, Clone)]
+pub struct CaseOptions {
+    /// Schema-valid calls per tool.
+    pub cases: usize,
+    /// Call tools not annotated `readOnlyHint: true` too.
+    pub include_mutating: bool,
+}
+
+/// The scenarios for `tools`, and a line for each tool left out (and why).
+#[derive(Debug, Default)]
+pub struct Cases {
+    pub scenarios: Vec<Value>,
+    pub left_out: Vec<String>,
+}
+
+fn source(section: &str, quote: &str) -> Value {
+    json!({"document": TOOLS_PAGE, "section": section, "quote": quote})
+}
+
+fn scenario(name: &str, level: &str, sources: Vec<Value>, steps: Vec<Value>) -> Value {
+    json!({
+        "name": name,
+        "suite": "protocol",
+        "level": level,
+        "tags": ["sweep"],
+        "source": sources,
+        "steps": steps,
+    })
+}
+
+fn init() -> Value {
+    json!({"initialize": {}})
+}
+
+/// Every scenario of a sweep over `tools` (the first generation's list).
+pub fn cases(tools: &[Value], options: &CaseOptions, seed: u64) -> Cases {
+    let mut out = Cases {
+        scenarios: surface(tools),
+        left_out: Vec::new(),
+    };
+    let mut rng = Rng::new(seed);
+    for tool in tools {
+        let name = tool.get("name").and_then(Value::as_str).unwrap_or_default();
+        let read_only = tool.pointer("/annotations/readOnlyHint") == Some(&Value::Bool(true));
+        if !read_only && !options.include_mutating {
+            out.left_out.push(format!(
+                "{name}: not annotated readOnlyHint: true (a tool without annotations may be \
+                 destructive); --include-mutating calls it"
+            ));
+            continue;
+        }
+        let Some(schema) = tool.get("inputSchema") else {
+            continue;
+        };
+        let sets = valid_sets(schema, options.cases, &mut rng);
+        if sets.is_empty() {
+            out.left_out.push(format!(
+                "{name}: no argument set valid against its inputSchema could be made"
+            ));
+            continue;
+        }
+        // An outputSchema that is no schema is the surface check's finding; the calls are
+        // then judged without it.
+        let output = tool
+            .get("outputSchema")
+            .filter(|s| jsonschema::meta::is_valid(s));
+        out.scenarios.push(valid_calls(name, &sets, output));
+        let invalid = invalid_variants(schema, &sets[0]);
+        if !invalid.is_empty() {
+            out.scenarios.push(invalid_calls(name, &invalid));
+        }
+    }
+    out
+}
+
+fn surface(tools: &[Value]) -> Vec<Value> {
+    let mut names: Vec<&str> = tools
+        .iter()
+        .filter_map(|t| t.get("name").and_then(Value::as_str))
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    let optional = |pattern: Value| json!({"$one_of": [{"$absent": true}, pattern]});
+    let boolean = optional(json!({"$type": "boolean"}));
+    vec![
+        scenario(
+            "sweep/surface/input-schemas",
+            "must",
+            vec![source(
+                "Tool",
+                "inputSchema: JSON Schema defining expected parameters ... MUST be a valid \
+                 JSON Schema object (not null)",
+            )],
+            vec![
+                init(),
+                json!({"list_tools": {}, "label": "every inputSchema is a JSON Schema",
+                       "expect": {"tools": {"$each": {"inputSchema": {"$is_schema": true}}}}}),
+                json!({"list_tools": {}, "label": "every inputSchema is of type object",
+                       "expect": {"tools": {"$each": {"inputSchema": {"type": "object"}}}}}),
+            ],
+        ),
+        scenario(
+            "sweep/surface/output-schemas",
+            "must",
+            vec![source(
+                "Tool",
+                "outputSchema: Optional JSON Schema defining expected output structure",
+            )],
+            vec![
+                init(),
+                json!({"list_tools": {}, "label": "every outputSchema is a JSON Schema of type object",
+                       "expect": {"tools": {"$each": {"outputSchema": optional(json!({"$is_schema": true}))}}}}),
+                json!({"list_tools": {},
+                       "expect": {"tools": {"$each": {"outputSchema": optional(json!({"type": "object"}))}}}}),
+            ],
+        ),
+        scenario(
+            "sweep/surface/annotations",
+            "must",
+            vec![source(
+                "Tool",
+                "annotations: Optional properties describing tool behavior",
+            )],
+            vec![
+                init(),
+                json!({"list_tools": {}, "label": "annotation hints are booleans, title a string",
+                       "expect": {"tools": {"$each": {"annotations": optional(json!({
+                           "title": optional(json!({"$type": "string"})),
+                           "readOnlyHint": boolean, "destructiveHint": boolean,
+                           "idempotentHint": boolean, "openWorldHint": boolean}))}}}}),
+            ],
+        ),
+        scenario(
+            "sweep/surface/tool-names",
+            "should",
+            vec![
+                source(
+                    "Tool Names",
+                    "Tool names SHOULD be between 1 and 128 characters in length (inclusive).",
+                ),
+                source(
+                    "Tool Names",
+                    "The following SHOULD be the only allowed characters: uppercase and \
+                     lowercase ASCII letters (A-Z, a-z), digits (0-9), underscore (_), \
+                     hyphen (-), and dot (.)",
+                ),
+                source("Tool Names", "Tool names SHOULD be unique within a server."),
+            ],
+            vec![
+                init(),
+                json!({"list_tools": {}, "label": "names of 1 to 128 allowed characters",
+                       "expect": {"tools": {"$each": {"name": {"$regex": "^[A-Za-z0-9_.-]{1,128}$"}}}}}),
+                json!({"list_tools": {}, "label": format!("{} tools, as many as distinct names", names.len()),
+                       "expect": {"tools": {"$len": names.len()}}}),
+            ],
+        ),
+        json!({
+            "name": "sweep/surface/invalid-cursor",
+            "suite": "protocol",
+            "level": "should",
+            "tags": ["sweep"],
+            "source": [{"document": PAGINATION_PAGE, "section": "Error Handling",
+                        "quote": "Invalid cursors SHOULD result in an error with code -32602 (Invalid params)."}],
+            "steps": [init(),
+                      {"request": "tools/list", "params": {"cursor": "conformance-invalid-cursor"},
+                       "expect": {"error": {"code": -32602}}}],
+        }),
+    ]
+}
+
+/// The minimal shape of a `CallToolResult`: `content` of known block types, each with its
+/// required fields; `isError` a boolean; `structuredContent` an object.
+pub fn call_tool_result_schema() -> Value {
+    let string = json!({"type": "string"});
+    let block = |ty: &str, required: Value| {
+        json!({"if": {"properties": {"type": {"const": ty}}},
+               "then": {"required": required}})
+    };
+    json!({
+        "type": "object",
+        "required": ["content"],
+        "properties": {
+            "content": {"type": "array", "items": {
+                "type": "object",
+                "required": ["type"],
+                "properties": {
+                    "type": {"enum": ["text", "image", "audio", "resource_link", "resource"]},
+                    "text": string, "data": string, "mimeType": string, "uri": string,
+                    "name": string,
+                    "resource": {"type": "object", "required": ["uri"]}
+                },
+                "allOf": [
+                    block("text", json!(["text"])),
+                    block("image", json!(["data", "mimeType"])),
+                    block("audio", json!(["data", "mimeType"])),
+                    block("resource_link", json!(["uri", "name"])),
+                    block("resource", json!(["resource"]))
+                ]
+            }},
+            "isError": {"type": "boolean"},
+            "structuredContent": {"type": "object"}
+        }
+    })
+}
+
+/// What a schema-valid call must come back with.
+fn answer_pattern(output_schema: Option<&Value>) -> Value {
+    let result = json!({"$schema": call_tool_result_schema()});
+    let protocol_error =
+        json!({"error": {"code": {"$type": "integer"}, "message": {"$type": "string"}}});
+    match output_schema {
+        None => json!({"$one_of": [protocol_error, {"result": result}]}),
+        Some(schema) => json!({"$one_of": [
+            protocol_error,
+            {"result": result, "isError": true},
+            {"result": result, "isError": false, "structured": {"$schema": schema}}
+        ]}),
+    }
+}
+
+fn valid_calls(name: &str, sets: &[Value], output_schema: Option<&Value>) -> Value {
+    let mut steps = vec![init()];
+    let expect = answer_pattern(output_schema);
+    for (i, args) in sets.iter().enumerate() {
+        steps.push(json!({"call": name, "args": args, "label": format!("call {name} (valid case {})", i + 1),
+                          "expect": expect}));
+    }
+    steps.push(json!({"list_tools": {}, "label": "the server still answers"}));
+    let mut sources = vec![
+        source(
+            "Calling Tools",
+            "To invoke a tool, clients send a tools/call request:",
+        ),
+        json!({"document": "https://www.jsonrpc.org/specification", "section": "5 Response object",
+               "quote": "When a rpc call is made, the Server MUST reply with a Response, except for in the case of Notifications."}),
+    ];
+    if output_schema.is_some() {
+        sources.push(source(
+            "Output Schema",
+            "Servers MUST provide structured results that conform to this schema.",
+        ));
+    }
+    scenario(&format!("sweep/tool/{name}/valid"), "must", sources, steps)
+}
+
+/// How an invalid call may be refused: a tool result with `isError: true` (the 2025-11-25
+/// page lists input validation errors among tool execution errors) or a JSON-RPC error (its
+/// "Malformed requests" are protocol errors, "Standard JSON-RPC errors" with no code named).
+/// Any code is accepted but the two that say something false about the request: -32601
+/// (the method exists) and -32700 (the JSON parsed).
+fn refused() -> Value {
+    json!({"$one_of": [
+        {"isError": true},
+        {"error": {"code": {"$type": "integer", "$not": {"$one_of": [-32601, -32700]}}}}
+    ]})
+}
+
+fn invalid_calls(name: &str, invalid: &[super::values::Invalid]) -> Value {
+    let mut steps = vec![init()];
+    for v in invalid {
+        steps.push(
+            json!({"call": name, "args": v.args, "label": format!("call {name} with {}", v.what),
+                          "expect": refused()}),
+        );
+    }
+    steps.push(json!({"list_tools": {}, "label": "the server still answers"}));
+    scenario(
+        &format!("sweep/tool/{name}/invalid"),
+        "should",
+        vec![
+            source(
+                "Security Considerations",
+                "Servers MUST: Validate all tool inputs",
+            ),
+            source(
+                "Error Handling",
+                "Tool Execution Errors: Reported in tool results with isError: true: ... Input \
+                 validation errors",
+            ),
+        ],
+        steps,
+    )
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn tools() -> Vec<Value> {
+        vec![
+            json!({"name": "echo", "annotations": {"readOnlyHint": true},
+                   "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}},
+                                   "required": ["text"]},
+                   "outputSchema": {"type": "object", "properties": {"text": {"type": "string"}},
+                                    "required": ["text"]}}),
+            json!({"name": "delete", "inputSchema": {"type": "object"}}),
+        ]
+    }
+
+    #[test]
+    fn every_case_is_a_valid_scenario_and_unannotated_tools_are_left_out() {
+        let cases = cases(
+            &tools(),
+            &CaseOptions {
+                cases: 3,
+                include_mutating: false,
+            },
+            1,
+        );
+        let names: Vec<&str> = cases
+            .scenarios
+            .iter()
+            .filter_map(|s| s["name"].as_str())
+            .collect();
+        assert!(names.contains(&"sweep/tool/echo/valid"), "{names:?}");
+        assert!(names.contains(&"sweep/tool/echo/invalid"), "{names:?}");
+        assert!(!names.iter().any(|n| n.contains("delete")), "{names:?}");
+        assert_eq!(cases.left_out.len(), 1);
+        for s in &cases.scenarios {
+            let text = serde_saphyr::to_string(s).unwrap();
+            crate::model::parse_scenario(&text, "sweep.yaml")
+                .unwrap_or_else(|e| panic!("{}: {e:?}\n{text}", s["name"]));
+        }
+        let all = super::cases(
+            &tools(),
+            &CaseOptions {
+                cases: 3,
+                include_mutating: true,
+            },
+            1,
+        );
+        assert!(all.left_out.is_empty());
+    }
+
+    #[test]
+    fn a_result_is_judged_by_its_shape_and_the_declared_output_schema() {
+        let output = json!({"type": "object", "required": ["text"]});
+        let pattern = crate::matcher::Pattern::compile(&answer_pattern(Some(&output))).unwrap();
+        let good = json!({"result": {"content": [{"type": "text", "text": "a"}],
+                                     "structuredContent": {"text": "a"}},
+                          "isError": false, "structured": {"text": "a"}});
+        assert!(pattern.matches(&good).is_ok());
+        let missing = json!({"result": {"content": []}, "isError": false});
+        assert!(pattern.matches(&missing).is_err());
+        let bad_block =
+            json!({"result": {"content": [{"type": "image", "data": "x"}]}, "isError": true});
+        assert!(pattern.matches(&bad_block).is_err());
+        let refused = json!({"result": {"content": [{"type": "text", "text": "no"}], "isError": true},
+                             "isError": true});
+        assert!(pattern.matches(&refused).is_ok());
+        let error = json!({"error": {"code": -32603, "message": "boom"}});
+        assert!(pattern.matches(&error).is_ok());
+    }
+}

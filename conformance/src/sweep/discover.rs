@@ -1,0 +1,72 @@
+//! What a sweep learns before it makes any case: which lifecycle generations the server
+//! speaks and its tools. It is a run of the engine like any other (one `initialize` and one
+//! `list_tools` per generation, the tools read from the `StepFinished` event), so a server
+//! that cannot be started, exits, or never answers is found with the engine's own deadlines
+//! and messages.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::generation::Generation;
+use crate::model::{LevelPolicy, parse_scenario};
+use crate::report::{RunEvent, Status};
+use crate::runner::{RunOptions, TargetCtx, plan, run_all};
+
+/// The generations that opened a session and listed tools, and the tools each listed.
+#[derive(Debug, Default)]
+pub struct Discovery {
+    /// Every generation that worked, with its `tools/list` (all pages), legacy first.
+    pub spoken: Vec<(Generation, Vec<Value>)>,
+    /// For each generation tried that did not work, why.
+    pub refused: Vec<(Generation, String)>,
+}
+
+const DISCOVER: &str =
+    "name: sweep/discover\nsuite: protocol\nsteps:\n  - initialize: {}\n  - list_tools: {}\n";
+
+/// Opens a session in each of `generations` and lists the tools.
+pub async fn discover(tctx: Arc<TargetCtx>, generations: &[Generation]) -> Discovery {
+    let Ok(scenario) = parse_scenario(DISCOVER, "<sweep>/discover.yaml") else {
+        return Discovery::default();
+    };
+    let scenarios = plan(vec![scenario], generations);
+    let options = RunOptions {
+        jobs: 2,
+        fail_fast: false,
+        baseline: None,
+        levels: LevelPolicy::default(),
+    };
+    let mut tools: Vec<Option<Vec<Value>>> = vec![None; generations.len()];
+    let report = run_all(vec![(tctx, scenarios)], &options, |event| {
+        if let RunEvent::StepFinished { scenario, step } = event
+            && step.index == 1
+            && let Some(list) = step.observation.as_ref().and_then(|o| o.get("tools"))
+            && let Some(slot) = tools.get_mut(scenario)
+        {
+            *slot = list.as_array().cloned();
+        }
+    })
+    .await;
+    let mut out = Discovery::default();
+    for (i, generation) in generations.iter().enumerate() {
+        let result = report.scenarios.get(i);
+        match (
+            result.map(|r| r.status),
+            tools.get_mut(i).and_then(Option::take),
+        ) {
+            (Some(Status::Passed), Some(list)) => out.spoken.push((*generation, list)),
+            _ => {
+                let why = result
+                    .and_then(|r| r.failure.as_ref())
+                    .map(|f| match &f.step_label {
+                        Some(step) => format!("{step}: {}", f.message),
+                        None => f.message.clone(),
+                    })
+                    .unwrap_or_else(|| "no tool list".to_string());
+                out.refused.push((*generation, why));
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,87 @@
+//! Failing cases kept as regression tests: a sweep's failing scenario cut down to what it
+//! needs (the session opened, the one step that failed, and the liveness check when that was
+//! the step) and written out, with the target it ran on, as files `mcp-conformance run`
+//! replays.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+/// `scenario` (a sweep scenario document) reduced to its first step and step `failed`; the
+/// whole scenario when the failure was its last step (a server that stopped answering may
+/// have been stopped by any call before). Named after the step it keeps.
+pub fn shrink(scenario: &Value, failed: usize) -> Value {
+    let Some(steps) = scenario.get("steps").and_then(Value::as_array) else {
+        return scenario.clone();
+    };
+    if failed == 0 || failed + 1 >= steps.len() {
+        return scenario.clone();
+    }
+    let mut out = scenario.clone();
+    out["steps"] = Value::Array(vec![steps[0].clone(), steps[failed].clone()]);
+    let name = scenario
+        .get("name")
+        .and_then(Value::as_str)
+        .unwrap_or("sweep");
+    out["name"] = Value::String(format!("{name}/step-{failed}"));
+    out
+}
+
+/// A file name for scenario `name`: its characters outside `[A-Za-z0-9._-]` as `_`.
+pub fn file_name(name: &str) -> String {
+    let safe: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("{safe}.yaml")
+}
+
+/// Writes `scenarios` (documents) and `target` (a target file's text) into `dir`; returns the
+/// target file's path.
+pub fn write(dir: &Path, target: &str, scenarios: &[Value]) -> std::io::Result<PathBuf> {
+    std::fs::create_dir_all(dir)?;
+    let target_path = dir.join("target.yaml");
+    std::fs::write(&target_path, target)?;
+    let scenario_dir = dir.join("scenarios");
+    std::fs::create_dir_all(&scenario_dir)?;
+    for scenario in scenarios {
+        let name = scenario
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or("sweep");
+        let text = serde_saphyr::to_string(scenario).map_err(std::io::Error::other)?;
+        std::fs::write(scenario_dir.join(file_name(name)), text)?;
+    }
+    Ok(target_path)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_failing_call_keeps_the_session_and_itself_and_a_dead_server_keeps_everything() {
+        let s = json!({"name": "sweep/tool/x/valid", "steps": [
+            {"initialize": {}}, {"call": "x", "args": {"a": 1}}, {"call": "x", "args": {"a": 2}},
+            {"list_tools": {}}]});
+        let cut = shrink(&s, 2);
+        assert_eq!(cut["name"], "sweep/tool/x/valid/step-2");
+        assert_eq!(
+            cut["steps"],
+            json!([{"initialize": {}}, {"call": "x", "args": {"a": 2}}])
+        );
+        assert_eq!(shrink(&s, 3), s);
+        assert_eq!(
+            file_name("sweep/tool/a b/valid [modern]"),
+            "sweep_tool_a_b_valid__modern_.yaml"
+        );
+    }
+}

@@ -1,0 +1,196 @@
+//! `mcp-conformance sweep` driven as a user would: against the suite's fixture server (clean),
+//! against a fixture serving one broken tool for each kind of check (every one found, written
+//! out with `--emit-repro`, and failing again when `run` replays it), and against servers
+//! that cannot be swept (one line, exit 2, within the deadline).
+
+use assert_cmd::Command;
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_mcp-conformance");
+
+fn sweep(args: &[&str]) -> std::process::Output {
+    Command::new(BIN)
+        .arg("sweep")
+        .args(args)
+        .output()
+        .expect("run the sweep")
+}
+
+fn report(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).expect("the JSON report")).expect("JSON")
+}
+
+/// The scenarios that failed, and those that warned, by name.
+fn verdicts(report: &Value) -> (BTreeSet<String>, BTreeSet<String>) {
+    let mut failed = BTreeSet::new();
+    let mut warned = BTreeSet::new();
+    for s in report["scenarios"].as_array().expect("scenarios") {
+        let name = s["name"].as_str().unwrap_or_default().to_string();
+        if s["status"] == "failed" {
+            failed.insert(name.clone());
+        }
+        if s["warnings"].as_array().is_some_and(|w| !w.is_empty()) {
+            warned.insert(name);
+        }
+    }
+    (failed, warned)
+}
+
+#[test]
+fn the_fixture_server_sweeps_clean_in_both_generations_even_when_strict() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let json = dir.path().join("sweep.json");
+    let out = sweep(&[
+        "--strict",
+        "--json",
+        json.to_str().expect("utf-8 path"),
+        "--",
+        BIN,
+        "fixture-server",
+        "--generation",
+        "dual",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let names: Vec<String> = report(&json)["scenarios"]
+        .as_array()
+        .expect("scenarios")
+        .iter()
+        .filter_map(|s| s["name"].as_str().map(str::to_string))
+        .collect();
+    for expected in [
+        "sweep/surface/input-schemas [legacy]",
+        "sweep/surface/tool-names [modern]",
+        "sweep/tool/echo/valid [legacy]",
+        "sweep/tool/echo/invalid [modern]",
+    ] {
+        assert!(
+            names.iter().any(|n| n == expected),
+            "{expected} in {names:?}"
+        );
+    }
+    // The fixture's crash tool is not annotated read-only: left out, and said so.
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("not called: crash"), "{err}");
+}
+
+#[test]
+fn each_broken_tool_is_found_written_out_and_fails_again_when_replayed() {
+    let tools = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/sweep/broken-tools.yaml");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let json = dir.path().join("sweep.json");
+    let repro = dir.path().join("repro");
+    let out = sweep(&[
+        "--emit-repro",
+        repro.to_str().expect("utf-8 path"),
+        "--json",
+        json.to_str().expect("utf-8 path"),
+        "--",
+        BIN,
+        "fixture-server",
+        "--tools",
+        tools,
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let (failed, warned) = verdicts(&report(&json));
+    let expected_failed: BTreeSet<String> = [
+        "sweep/surface/input-schemas",
+        "sweep/surface/output-schemas",
+        "sweep/surface/annotations",
+        "sweep/tool/bad-result/valid",
+        "sweep/tool/bad-structured/valid",
+        "sweep/tool/dies/valid",
+    ]
+    .into_iter()
+    .map(String::from)
+    .collect();
+    let expected_warned: BTreeSet<String> = [
+        "sweep/surface/tool-names",
+        "sweep/tool/accepts-anything/invalid",
+        "sweep/tool/bad-result/invalid",
+        "sweep/tool/bad-structured/invalid",
+        "sweep/tool/dies/invalid",
+    ]
+    .into_iter()
+    .map(String::from)
+    .collect();
+    assert_eq!(failed, expected_failed);
+    assert_eq!(warned, expected_warned);
+
+    // Replayed from another folder, each written case fails (or warns) the same way.
+    let replay_json = dir.path().join("replay.json");
+    let replay = Command::new(BIN)
+        .current_dir(dir.path())
+        .args(["run", "--no-color", "--target"])
+        .arg(repro.join("target.yaml"))
+        .arg(repro.join("scenarios"))
+        .arg("--json")
+        .arg(&replay_json)
+        .output()
+        .expect("replay");
+    assert_eq!(
+        replay.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&replay.stdout)
+    );
+    let (again_failed, again_warned) = verdicts(&report(&replay_json));
+    let base = |names: &BTreeSet<String>| -> BTreeSet<String> {
+        names
+            .iter()
+            .map(|n| {
+                n.split("/step-")
+                    .next()
+                    .and_then(|n| n.split("/legacy").next())
+                    .unwrap_or(n)
+                    .to_string()
+            })
+            .collect()
+    };
+    assert_eq!(base(&again_failed), expected_failed);
+    assert_eq!(base(&again_warned), expected_warned);
+}
+
+#[test]
+fn a_server_that_cannot_be_swept_gets_one_line_and_exit_2_within_the_deadline() {
+    let cases: Vec<Vec<&str>> = vec![
+        vec![],
+        vec!["--", "no-such-program-for-a-sweep"],
+        vec!["--", "false"],
+        vec![
+            "--step-timeout",
+            "1s",
+            "--",
+            BIN,
+            "fixture-server",
+            "--init-delay-ms",
+            "60000",
+        ],
+    ];
+    for args in cases {
+        let started = Instant::now();
+        let out = sweep(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(
+            out.stdout.is_empty(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.starts_with("mcp-conformance: sweep: "), "{err}");
+        assert!(started.elapsed() < Duration::from_secs(20), "{args:?}");
+    }
+}
