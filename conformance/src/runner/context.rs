@@ -107,9 +107,9 @@ pub struct Pending {
 }
 
 /// One scenario in progress, owned by that scenario's task: no other scenario sees it. The
-/// plan (target, scenario) is read-only; the three locks guard what the steps of a
+/// plan (target, scenario) is read-only; the locks guard what the steps of a
 /// `parallel` block share while they run at once in this task (variables, `nowait` requests,
-/// pid files), and are never contended across scenarios.
+/// pid files, declared output schemas), and are never contended across scenarios.
 pub struct Run<'a> {
     pub target: &'a TargetCtx,
     pub scenario: &'a Scenario,
@@ -120,6 +120,9 @@ pub struct Run<'a> {
     pub pending: Mutex<HashMap<String, Pending>>,
     /// Pid files named by `processes` steps; their processes are killed at the end.
     pub pidfiles: Mutex<Vec<PathBuf>>,
+    /// The `outputSchema` each tool declared in the last `tools/list` of each server (by
+    /// server index), so a `call` can say whether its result conforms.
+    pub declared_outputs: Mutex<HashMap<(usize, String), Value>>,
     /// Seconds since boot when the scenario started (pids started before are never killed).
     pub started_uptime: Option<f64>,
 }

@@ -55,6 +55,35 @@ pub fn call_observation(response: &Value, progress: Vec<Value>) -> Value {
     Value::Object(out)
 }
 
+/// Whether a call's result conforms to the `outputSchema` its tool declared (the
+/// specification: "Servers MUST provide structured results that conform to this schema"):
+/// `null` when no schema is known (none declared, or no `tools/list` seen in this session);
+/// `{valid: null}` for an error result without `structuredContent`; else `{valid: true}`, or
+/// `{valid: false, error}` with the first violation (or the missing `structuredContent`).
+pub fn output_check(schema: Option<&Value>, observation: &Value) -> Value {
+    let Some(schema) = schema else {
+        return Value::Null;
+    };
+    let is_error = observation.get("isError") == Some(&Value::Bool(true));
+    let Some(structured) = observation.get("structured") else {
+        return if is_error || observation.get("error").is_some() {
+            json!({"valid": null})
+        } else {
+            json!({"valid": false, "error": "the result has no structuredContent"})
+        };
+    };
+    let validator = match jsonschema::validator_for(schema) {
+        Ok(v) => v,
+        Err(e) => {
+            return json!({"valid": false, "error": format!("the declared outputSchema is not usable: {e}")});
+        }
+    };
+    match validator.iter_errors(structured).next() {
+        None => json!({"valid": true}),
+        Some(e) => json!({"valid": false, "error": format!("at {}: {e}", e.instance_path())}),
+    }
+}
+
 /// `{exited, code, signal}` for a server that was stopped or waited for.
 pub fn exit_observation(status: Option<std::process::ExitStatus>) -> Value {
     use std::os::unix::process::ExitStatusExt;
@@ -68,6 +97,24 @@ pub fn exit_observation(status: Option<std::process::ExitStatus>) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_result_is_held_against_the_declared_output_schema() {
+        let schema =
+            json!({"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]});
+        let ok = json!({"isError": false, "structured": {"n": 1}});
+        assert_eq!(output_check(Some(&schema), &ok), json!({"valid": true}));
+        let wrong = json!({"isError": false, "structured": {"n": "x"}});
+        assert_eq!(output_check(Some(&schema), &wrong)["valid"], json!(false));
+        let missing = json!({"isError": false});
+        assert_eq!(output_check(Some(&schema), &missing)["valid"], json!(false));
+        let refused = json!({"isError": true});
+        assert_eq!(
+            output_check(Some(&schema), &refused),
+            json!({"valid": null})
+        );
+        assert_eq!(output_check(None, &ok), Value::Null);
+    }
 
     #[test]
     fn call_shapes() {

@@ -244,6 +244,7 @@ fn setup<'a>(tctx: &'a TargetCtx, scenario: &'a Scenario) -> Result<Run<'a>, Str
         step_timeout,
         pending: Mutex::new(HashMap::new()),
         pidfiles: Mutex::new(Vec::new()),
+        declared_outputs: Mutex::new(HashMap::new()),
         started_uptime: crate::process::uptime_secs(),
     })
 }

@@ -4,7 +4,8 @@ use super::{StepFailure, session_failure};
 use crate::model::Step;
 use crate::model::steps::call::Call;
 use crate::runner::context::Run;
-use crate::runner::observe::call_observation;
+use crate::runner::context::lock;
+use crate::runner::observe::{call_observation, output_check};
 use serde_json::{Value, json};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -19,8 +20,9 @@ pub(super) async fn run(
     call: &Call,
     timeout: Duration,
 ) -> Result<Option<Value>, StepFailure> {
-    let (_, s) = run.session(step.on.as_deref()).await?;
-    let mut params = json!({"name": run.expand_str(&call.name)?});
+    let (index, s) = run.session(step.on.as_deref()).await?;
+    let name = run.expand_str(&call.name)?;
+    let mut params = json!({"name": name});
     params["arguments"] = match &call.args {
         Some(a) => run.expand(a)?,
         None => json!({}),
@@ -52,5 +54,8 @@ pub(super) async fn run(
     }
     let resp = s.response(&id, timeout).await.map_err(session_failure)?;
     let progress = token.map(|t| s.progress_for(&t)).unwrap_or_default();
-    Ok(Some(call_observation(&resp, progress)))
+    let mut observation = call_observation(&resp, progress);
+    let declared = lock(&run.declared_outputs).get(&(index, name)).cloned();
+    observation["outputSchema"] = output_check(declared.as_ref(), &observation);
+    Ok(Some(observation))
 }

@@ -16,8 +16,8 @@ pub(super) async fn run(
     contract: &Contract,
     timeout: Duration,
 ) -> Result<Option<Value>, StepFailure> {
-    let (_, s) = run.session(step.on.as_deref()).await?;
-    let listed = run.list_tools(&s, timeout, true).await?;
+    let (index, s) = run.session(step.on.as_deref()).await?;
+    let listed = run.list_tools(index, &s, timeout, true).await?;
     let path = run.expand_str(&contract.file)?;
     let base = lock(&run.vars)
         .get("scenario_dir")

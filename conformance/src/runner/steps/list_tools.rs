@@ -14,8 +14,8 @@ pub(super) async fn run(
     _: &ListTools,
     timeout: Duration,
 ) -> Result<Option<Value>, StepFailure> {
-    let (_, s) = run.session(step.on.as_deref()).await?;
-    run.list_tools(&s, timeout, step.expect.is_none())
+    let (index, s) = run.session(step.on.as_deref()).await?;
+    run.list_tools(index, &s, timeout, step.expect.is_none())
         .await
         .map(Some)
 }

@@ -202,8 +202,11 @@ impl Run<'_> {
         );
     }
 
+    /// Every page of `tools/list` from server `index`; the tools' declared output schemas
+    /// are kept for the `call` steps that follow.
     pub(super) async fn list_tools(
         &self,
+        index: usize,
         s: &Session,
         timeout: Duration,
         strict: bool,
@@ -232,6 +235,17 @@ impl Run<'_> {
             match result.get("nextCursor") {
                 Some(c) if !c.is_null() => cursor = Some(c.clone()),
                 _ => {
+                    let mut declared = lock(&self.declared_outputs);
+                    declared.retain(|(server, _), _| *server != index);
+                    for tool in &tools {
+                        if let (Some(name), Some(schema)) = (
+                            tool.get("name").and_then(Value::as_str),
+                            tool.get("outputSchema"),
+                        ) {
+                            declared.insert((index, name.to_string()), schema.clone());
+                        }
+                    }
+                    drop(declared);
                     last["tools"] = Value::Array(tools);
                     return Ok(last);
                 }

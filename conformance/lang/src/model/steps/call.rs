@@ -7,7 +7,7 @@ use serde_json::Value;
 /// The descriptor of `call`.
 pub const INFO: StepKindInfo = StepKindInfo {
     name: "call",
-    doc: "Call a tool by name with `args`; observation `{isError, structured, content, text, result, error, progress}`.",
+    doc: "Call a tool by name with `args`; observation `{isError, structured, content, text, result, error, progress, outputSchema}` (`outputSchema`: whether the result conforms to the tool's declared outputSchema, after a `list_tools`).",
     observes: true,
     modifiers: &["args", "meta", "progress", "nowait"],
 };
