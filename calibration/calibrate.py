@@ -6,7 +6,9 @@ standard library only. For each target calibration/targets/NAME.yaml it runs
     mcp-conformance run --target calibration/targets/NAME.yaml --protocol both \
         conformance/scenarios/protocol --json target/calibration/reports/NAME.json
 
-and compares every scenario's verdict with calibration/expected/NAME.toml:
+then `mcp-conformance sweep --target calibration/targets/NAME.yaml` (the server's own tools,
+default settings; scenarios named `sweep/...`), and compares every scenario's verdict with
+calibration/expected/NAME.toml:
 
     [scenarios."protocol/unknown-tool [legacy]"]
     status = "failed"                 # passed | failed | skipped | warned | beyond
@@ -190,31 +192,48 @@ def verdict_of(s: dict) -> tuple[str, str]:
     return f"unknown status {status!r}", ""
 
 
+def sweep_json(run: Run) -> Path:
+    """Where the sweep of a server writes its JSON report, beside the run's."""
+    return run.json_path.with_suffix(".sweep.json")
+
+
 def run_one(binary: Path, scenarios: Path, run: Run, jobs_per_run: int) -> Run:
-    cmd = [str(binary), "run", "--target", str(run.target), "--protocol", "both", str(scenarios),
-           "--json", str(run.json_path), "--no-color", "-j", str(jobs_per_run)]
+    """The protocol suite, then `mcp-conformance sweep` (the server's own tools, default
+    settings), on one server; the worse of the two exit codes is the run's."""
+    cmds = [
+        [str(binary), "run", "--target", str(run.target), "--protocol", "both", str(scenarios),
+         "--json", str(run.json_path), "--no-color", "-j", str(jobs_per_run)],
+        [str(binary), "sweep", "--target", str(run.target), "--json", str(sweep_json(run)),
+         "--no-color", "-j", str(jobs_per_run)],
+    ]
     run.json_path.unlink(missing_ok=True)
+    sweep_json(run).unlink(missing_ok=True)
     started = time.monotonic()
+    run.exit_code = 0
     with run.log_path.open("w", encoding="utf-8") as log:
-        proc = subprocess.run(cmd, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
+        for cmd in cmds:
+            log.flush()
+            proc = subprocess.run(cmd, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
+            run.exit_code = max(run.exit_code, proc.returncode)
     run.seconds = time.monotonic() - started
-    run.exit_code = proc.returncode
     return run
 
 
 def read_report(run: Run) -> None:
-    if run.exit_code not in (0, 1) or not run.json_path.exists():
+    if run.exit_code not in (0, 1) or not run.json_path.exists() or not sweep_json(run).exists():
         tail = run.log_path.read_text(encoding="utf-8", errors="replace").strip().splitlines()[-1:]
         raise InputError(
             f"mcp-conformance could not run {rel(run.target)} (exit {run.exit_code}): "
             f"{tail[0] if tail else 'no output'} (full output: {rel(run.log_path)})"
         )
-    try:
-        report = json.loads(run.json_path.read_text(encoding="utf-8"))
-        scenarios = report["scenarios"]
-        run.target_name = str(report.get("target") or run.server)
-    except (ValueError, KeyError) as e:
-        raise InputError(f"{rel(run.json_path)}: not a mcp-conformance JSON report ({e})") from None
+    scenarios = []
+    for path in (run.json_path, sweep_json(run)):
+        try:
+            report = json.loads(path.read_text(encoding="utf-8"))
+            scenarios += report["scenarios"]
+            run.target_name = str(report.get("target") or run.server)
+        except (ValueError, KeyError) as e:
+            raise InputError(f"{rel(path)}: not a mcp-conformance JSON report ({e})") from None
     for s in scenarios:
         name = s["name"]
         if name in run.verdicts:

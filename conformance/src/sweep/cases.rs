@@ -55,6 +55,17 @@ pub fn cases(tools: &[Value], options: &CaseOptions, seed: u64) -> Cases {
         left_out: Vec::new(),
     };
     let mut rng = Rng::new(seed);
+    let fuzz_tool = tools
+        .iter()
+        .filter_map(|t| t.get("name").and_then(Value::as_str))
+        .next()
+        .unwrap_or("echo");
+    let lines = super::fuzz::pick(
+        super::fuzz::mutations(fuzz_tool),
+        options.cases.saturating_mul(6),
+        &mut rng,
+    );
+    out.scenarios.push(super::fuzz::scenario(&lines));
     for tool in tools {
         let name = tool.get("name").and_then(Value::as_str).unwrap_or_default();
         let read_only = tool.pointer("/annotations/readOnlyHint") == Some(&Value::Bool(true));

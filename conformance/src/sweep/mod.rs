@@ -6,5 +6,6 @@
 
 pub mod cases;
 pub mod discover;
+pub mod fuzz;
 pub mod repro;
 pub mod values;

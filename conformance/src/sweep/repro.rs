@@ -17,8 +17,19 @@ pub fn shrink(scenario: &Value, failed: usize) -> Value {
     if failed == 0 || failed + 1 >= steps.len() {
         return scenario.clone();
     }
+    // A liveness check that failed keeps what came just before it (the line that stopped
+    // the server).
+    let after = steps[failed]
+        .get("label")
+        .and_then(Value::as_str)
+        .is_some_and(|l| l.starts_with("the server still answers after"));
+    let mut kept = vec![steps[0].clone()];
+    if after && failed > 1 {
+        kept.push(steps[failed - 1].clone());
+    }
+    kept.push(steps[failed].clone());
     let mut out = scenario.clone();
-    out["steps"] = Value::Array(vec![steps[0].clone(), steps[failed].clone()]);
+    out["steps"] = Value::Array(kept);
     let name = scenario
         .get("name")
         .and_then(Value::as_str)
