@@ -129,6 +129,21 @@ fn each_broken_tool_is_found_written_out_and_fails_again_when_replayed() {
     assert_eq!(failed, expected_failed);
     assert_eq!(warned, expected_warned);
 
+    // A failing valid call is shrunk to the simplest arguments that still fail: this tool
+    // fails whatever it is given, so to none at all.
+    let shrunk = std::fs::read_to_string(
+        repro
+            .join("scenarios")
+            .join("sweep_tool_bad-result_valid_step-1_legacy.yaml"),
+    )
+    .expect("the bad-result case");
+    let shrunk: Value = serde_saphyr::from_str(&shrunk).expect("YAML");
+    assert_eq!(
+        shrunk["steps"][1]["args"],
+        serde_json::json!({}),
+        "{shrunk}"
+    );
+
     // Replayed from another folder, each written case fails (or warns) the same way.
     let replay_json = dir.path().join("replay.json");
     let replay = Command::new(BIN)

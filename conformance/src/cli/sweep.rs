@@ -158,6 +158,23 @@ pub fn sweep(args: SweepArgs) -> ExitCode {
     if let Some(dir) = &args.emit_repro {
         let kept = reproductions(&report, &documents, &spoken);
         let verified = rt.block_on(replay(tctx.clone(), &kept, &spoken, options.levels));
+        let schemas: BTreeMap<String, Value> = found.spoken[0]
+            .1
+            .iter()
+            .filter_map(|t| {
+                Some((
+                    t.get("name")?.as_str()?.to_string(),
+                    t.get("inputSchema")?.clone(),
+                ))
+            })
+            .collect();
+        let verified = rt.block_on(minimize(
+            tctx.clone(),
+            verified,
+            &schemas,
+            &spoken,
+            options.levels,
+        ));
         match repro::write(dir, &target_text, &verified) {
             Ok(target) => eprintln!(
                 "sweep: {} failing case(s) written; replay: mcp-conformance run --target {} {}",
@@ -309,6 +326,58 @@ fn split_pass<'a>(name: &'a str, spoken: &[Generation]) -> (&'a str, Option<Gene
     (name, spoken.first().copied().filter(|_| spoken.len() == 1))
 }
 
+/// The arguments of each failing valid call, shrunk while the case still fails: rounds of
+/// one-edit-simpler sets the tool's `inputSchema` still accepts ([`repro::simpler`]), all
+/// candidates of a round run at once, the first that still fails kept.
+async fn minimize(
+    tctx: Arc<TargetCtx>,
+    mut docs: Vec<Value>,
+    schemas: &BTreeMap<String, Value>,
+    spoken: &[Generation],
+    levels: LevelPolicy,
+) -> Vec<Value> {
+    for _round in 0..6 {
+        let mut candidates: Vec<(usize, Value)> = Vec::new();
+        for (i, doc) in docs.iter().enumerate() {
+            let name = doc["name"].as_str().unwrap_or_default();
+            let step = &doc["steps"][1];
+            let (Some(tool), true) = (step["call"].as_str(), name.contains("/valid/")) else {
+                continue;
+            };
+            let Some(schema) = schemas.get(tool) else {
+                continue;
+            };
+            for (k, args) in repro::simpler(&step["args"], schema)
+                .into_iter()
+                .enumerate()
+            {
+                let mut candidate = doc.clone();
+                candidate["steps"][1]["args"] = args;
+                candidate["name"] = json!(format!("{name}/shrink-{k}"));
+                candidates.push((i, candidate));
+            }
+        }
+        if candidates.is_empty() {
+            break;
+        }
+        let tried: Vec<Value> = candidates.iter().map(|(_, c)| c.clone()).collect();
+        let still = replay(tctx.clone(), &tried, spoken, levels).await;
+        let mut changed = vec![false; docs.len()];
+        for (i, candidate) in candidates {
+            if !changed[i] && still.iter().any(|s| s["name"] == candidate["name"]) {
+                let name = docs[i]["name"].clone();
+                docs[i] = candidate;
+                docs[i]["name"] = name;
+                changed[i] = true;
+            }
+        }
+        if !changed.contains(&true) {
+            break;
+        }
+    }
+    docs
+}
+
 /// The cut-down cases run again: each that still fails (or warns) is kept as it is; one that
 /// no longer does is replaced by its whole scenario, which did.
 async fn replay(
@@ -343,7 +412,9 @@ async fn replay(
     cut.iter()
         .filter(|doc| {
             let name = doc.get("name").and_then(Value::as_str).unwrap_or_default();
-            still.iter().any(|s| s.starts_with(name))
+            still
+                .iter()
+                .any(|s| *s == name || s.starts_with(&format!("{name} [")))
         })
         .cloned()
         .collect()

@@ -16,6 +16,8 @@ const STDIO_PAGE: &str =
 pub struct Mutation {
     pub what: String,
     pub line: String,
+    /// `line` is hexadecimal bytes (sent with `send_bytes`): for what no text can hold.
+    pub hex: bool,
 }
 
 /// Every mutation of a `tools/call` of `tool` (a real tool of the server, or `echo`).
@@ -27,6 +29,12 @@ pub fn mutations(tool: &str) -> Vec<Mutation> {
     let m = |what: &str, line: String| Mutation {
         what: what.to_string(),
         line,
+        hex: false,
+    };
+    let hex = |what: &str, bytes: &[u8]| Mutation {
+        what: what.to_string(),
+        line: bytes.iter().map(|b| format!("{b:02x}")).collect(),
+        hex: true,
     };
     let mut out = vec![
         m("a line that is not JSON", "this is not JSON".into()),
@@ -140,6 +148,20 @@ pub fn mutations(tool: &str) -> Vec<Mutation> {
     ] {
         out.push(m(what, note.to_string()));
     }
+    out.push(hex("a line of invalid UTF-8", b"\xff\xfe not text"));
+    let mut bad_string = call(
+        json!("fuzz-utf8"),
+        json!({"name": tool, "arguments": {"text": "AB"}}),
+    )
+    .into_bytes();
+    if let Some(at) = bad_string.windows(2).position(|w| w == b"AB") {
+        bad_string[at] = 0xc3; // a UTF-8 lead byte followed by an ASCII byte: invalid
+    }
+    out.push(hex("invalid UTF-8 inside a JSON string", &bad_string));
+    out.push(hex(
+        "a NUL byte inside a request",
+        b"{\"jsonrpc\":\"2.0\",\x00\"id\":\"fuzz-nul\"}",
+    ));
     out.push(m(
         "a response to a request never sent",
         json!({"jsonrpc": "2.0", "id": "fuzz-r", "result": {}}).to_string(),
@@ -164,7 +186,8 @@ pub fn pick(all: Vec<Mutation>, count: usize, rng: &mut Rng) -> Vec<Mutation> {
 pub fn scenario(mutations: &[Mutation]) -> Value {
     let mut steps = vec![json!({"initialize": {}})];
     for m in mutations {
-        steps.push(json!({"send": m.line, "label": format!("send {}", m.what)}));
+        let kind = if m.hex { "send_bytes" } else { "send" };
+        steps.push(json!({kind: m.line, "label": format!("send {}", m.what)}));
         steps.push(json!({"list_tools": {}, "label": format!("the server still answers after {}", m.what)}));
     }
     steps.push(
@@ -196,6 +219,7 @@ mod tests {
         let all = mutations("echo");
         let whats: Vec<&str> = all.iter().map(|m| m.what.as_str()).collect();
         for kind in [
+            "invalid UTF-8",
             "not JSON",
             "`id` as",
             "without `method`",

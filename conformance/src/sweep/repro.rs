@@ -38,6 +38,38 @@ pub fn shrink(scenario: &Value, failed: usize) -> Value {
     out
 }
 
+/// Argument sets one edit simpler than `args` (a property left out; a string, number, array,
+/// object or `true` made empty, zero or false) that `schema` still accepts: the candidates a
+/// failing valid call is shrunk through.
+pub fn simpler(args: &Value, schema: &Value) -> Vec<Value> {
+    let (Ok(validator), Some(map)) = (jsonschema::validator_for(schema), args.as_object()) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for key in map.keys() {
+        let mut fewer = map.clone();
+        fewer.remove(key);
+        out.push(Value::Object(fewer));
+    }
+    for (key, value) in map {
+        let smaller = match value {
+            Value::String(s) if !s.is_empty() => Some(Value::String(String::new())),
+            Value::Number(n) if n.as_f64() != Some(0.0) => Some(Value::from(0)),
+            Value::Array(a) if !a.is_empty() => Some(Value::Array(Vec::new())),
+            Value::Object(o) if !o.is_empty() => Some(Value::Object(serde_json::Map::new())),
+            Value::Bool(true) => Some(Value::Bool(false)),
+            _ => None,
+        };
+        if let Some(smaller) = smaller {
+            let mut simpler = map.clone();
+            simpler.insert(key.clone(), smaller);
+            out.push(Value::Object(simpler));
+        }
+    }
+    out.retain(|candidate| validator.is_valid(candidate));
+    out
+}
+
 /// A file name for scenario `name`: its characters outside `[A-Za-z0-9._-]` as `_`.
 pub fn file_name(name: &str) -> String {
     let safe: String = name
@@ -90,6 +122,13 @@ mod tests {
             json!([{"initialize": {}}, {"call": "x", "args": {"a": 2}}])
         );
         assert_eq!(shrink(&s, 3), s);
+        let schema = json!({"type": "object", "required": ["a"],
+                            "properties": {"a": {"type": "integer"}, "b": {"type": "string", "minLength": 1}}});
+        let candidates = simpler(&json!({"a": 5, "b": "xyz"}), &schema);
+        assert_eq!(
+            candidates,
+            vec![json!({"a": 5}), json!({"a": 0, "b": "xyz"})]
+        );
         assert_eq!(
             file_name("sweep/tool/a b/valid [modern]"),
             "sweep_tool_a_b_valid__modern_.yaml"

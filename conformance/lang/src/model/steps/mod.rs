@@ -40,6 +40,7 @@ macro_rules! for_each_step_kind {
             request => Request,
             notify => Notify,
             send => Send,
+            send_bytes => SendBytes,
             expect_message => ExpectMessage,
             no_message => NoMessage,
             no_response => NoResponse,
