@@ -5,10 +5,12 @@
 //! special cases (`$one_of: [{$absent: true}, {$type: string}]` is "optional string").
 
 use super::Mismatch;
+use super::compare::{exact, num_cmp, scalar_eq};
 use super::compile::{Bound, Kind, Node, Op};
 use super::path::Path;
-use serde_json::{Number, Value};
-use std::cmp::Ordering;
+use super::text::{compact, describe, key_list, type_name};
+use super::unordered::unordered;
+use serde_json::Value;
 
 /// A mismatch plus how close the value came to matching, so that `$one_of`, `$contains` and
 /// `$unordered` can report the alternative that got furthest. Boxed: failures are the cold
@@ -33,7 +35,12 @@ impl Fail {
 
 pub(super) type Outcome = Result<(), Box<Fail>>;
 
-fn fail(path: &Path<'_>, expected: &Value, actual: Option<&Value>, reason: String) -> Outcome {
+pub(super) fn fail(
+    path: &Path<'_>,
+    expected: &Value,
+    actual: Option<&Value>,
+    reason: String,
+) -> Outcome {
     let quality = match actual {
         None => 0,
         Some(a) if std::mem::discriminant(a) == std::mem::discriminant(expected) => 2,
@@ -53,7 +60,7 @@ fn fail(path: &Path<'_>, expected: &Value, actual: Option<&Value>, reason: Strin
 
 /// Credits a child's failure with the descent into it and the `matched_before` siblings
 /// that matched ahead of it.
-fn descend(outcome: Outcome, matched_before: usize) -> Outcome {
+pub(super) fn descend(outcome: Outcome, matched_before: usize) -> Outcome {
     outcome.map_err(|mut f| {
         f.progress += matched_before + 1;
         f
@@ -61,7 +68,11 @@ fn descend(outcome: Outcome, matched_before: usize) -> Outcome {
 }
 
 /// Keeps the failure that came closest to matching; on a tie, the earlier one.
-fn keep_closest(best: &mut Option<(usize, Box<Fail>)>, index: usize, candidate: Box<Fail>) {
+pub(super) fn keep_closest(
+    best: &mut Option<(usize, Box<Fail>)>,
+    index: usize,
+    candidate: Box<Fail>,
+) {
     if best
         .as_ref()
         .is_none_or(|(_, b)| candidate.closeness() > b.closeness())
@@ -71,7 +82,7 @@ fn keep_closest(best: &mut Option<(usize, Box<Fail>)>, index: usize, candidate: 
 }
 
 /// Prefixes the reason of a chosen alternative with why alternatives were tried at all.
-fn with_context(mut f: Box<Fail>, context: String) -> Outcome {
+pub(super) fn with_context(mut f: Box<Fail>, context: String) -> Outcome {
     f.mismatch.reason = format!("{context}: {}", f.mismatch.reason);
     Err(f)
 }
@@ -468,268 +479,5 @@ fn eval_op(node: &Node, op: &Op, actual: Option<&Value>, path: &Path<'_>) -> Out
                 ),
             }
         }
-    }
-}
-
-fn key_list(keys: &[&str]) -> String {
-    let quoted: Vec<String> = keys.iter().map(|k| format!("`{k}`")).collect();
-    format!(
-        "key{} {}",
-        if keys.len() == 1 { "" } else { "s" },
-        quoted.join(", ")
-    )
-}
-
-/// `$unordered`: same length, and a one-to-one assignment of patterns to elements exists.
-/// The assignment is a bipartite matching (augmenting paths), so no valid order is missed.
-fn unordered(node: &Node, items: &[Node], v: &Value, path: &Path<'_>) -> Outcome {
-    let src = &node.source;
-    let Value::Array(elems) = v else {
-        return fail(
-            path,
-            src,
-            Some(v),
-            format!("`$unordered` needs an array, got {}", describe(v)),
-        );
-    };
-    if elems.len() != items.len() {
-        return fail(
-            path,
-            src,
-            Some(v),
-            format!(
-                "`$unordered` expects {} element(s), got {}",
-                items.len(),
-                elems.len()
-            ),
-        );
-    }
-    let fits: Vec<Vec<bool>> = items
-        .iter()
-        .map(|item| {
-            elems
-                .iter()
-                .enumerate()
-                .map(|(j, elem)| eval(item, Some(elem), &path.index(j)).is_ok())
-                .collect()
-        })
-        .collect();
-    for (i, row) in fits.iter().enumerate() {
-        if row.iter().any(|&ok| ok) {
-            continue;
-        }
-        let mut best = None;
-        for (j, elem) in elems.iter().enumerate() {
-            if let Err(f) = descend(eval(&items[i], Some(elem), &path.index(j)), 0) {
-                keep_closest(&mut best, j, f);
-            }
-        }
-        if let Some((j, f)) = best {
-            return with_context(
-                f,
-                format!("`$unordered` pattern {i} matches no element; closest is [{j}]"),
-            );
-        }
-    }
-    let mut owner: Vec<Option<usize>> = vec![None; elems.len()];
-    let mut unassigned = Vec::new();
-    for i in 0..items.len() {
-        let mut seen = vec![false; elems.len()];
-        if !augment(i, &fits, &mut seen, &mut owner) {
-            unassigned.push(i.to_string());
-        }
-    }
-    if unassigned.is_empty() {
-        Ok(())
-    } else {
-        fail(
-            path,
-            src,
-            Some(v),
-            format!(
-                "`$unordered`: every pattern matches some element, but no one-to-one assignment \
-                 exists; pattern(s) {} are left without an element of their own",
-                unassigned.join(", ")
-            ),
-        )
-    }
-}
-
-/// Kuhn's augmenting path step: tries to give pattern `i` an element, re-seating others.
-/// Recursion depth is bounded by the number of patterns the author wrote.
-fn augment(i: usize, fits: &[Vec<bool>], seen: &mut [bool], owner: &mut [Option<usize>]) -> bool {
-    for j in 0..owner.len() {
-        if !fits[i][j] || seen[j] {
-            continue;
-        }
-        seen[j] = true;
-        let free = match owner[j] {
-            None => true,
-            Some(other) => augment(other, fits, seen, owner),
-        };
-        if free {
-            owner[j] = Some(i);
-            return true;
-        }
-    }
-    false
-}
-
-/// `$exact`: deep equality, numbers numerically, objects with exactly the same keys.
-/// Reports the first difference at its own path.
-fn exact(expected: &Value, actual: &Value, path: &Path<'_>) -> Outcome {
-    match (expected, actual) {
-        (Value::Object(e), Value::Object(a)) => {
-            for (i, (key, ev)) in e.iter().enumerate() {
-                match a.get(key) {
-                    Some(av) => descend(exact(ev, av, &path.key(key)), i)?,
-                    None => {
-                        return descend(
-                            fail(
-                                &path.key(key),
-                                ev,
-                                None,
-                                "key is missing (`$exact`)".to_owned(),
-                            ),
-                            i,
-                        );
-                    }
-                }
-            }
-            if let Some(extra) = a.keys().find(|k| !e.contains_key(k.as_str())) {
-                return fail(
-                    path,
-                    expected,
-                    Some(actual),
-                    format!("unexpected key `{extra}` (`$exact` allows no extra keys)"),
-                );
-            }
-            Ok(())
-        }
-        (Value::Array(e), Value::Array(a)) => {
-            if e.len() != a.len() {
-                return fail(
-                    path,
-                    expected,
-                    Some(actual),
-                    format!(
-                        "expected an array of {} element(s), got {} (`$exact`)",
-                        e.len(),
-                        a.len()
-                    ),
-                );
-            }
-            for (i, (ev, av)) in e.iter().zip(a).enumerate() {
-                descend(exact(ev, av, &path.index(i)), i)?;
-            }
-            Ok(())
-        }
-        (Value::Object(_) | Value::Array(_), _) | (_, Value::Object(_) | Value::Array(_)) => fail(
-            path,
-            expected,
-            Some(actual),
-            format!(
-                "expected {}, got {} (`$exact`)",
-                describe(expected),
-                describe(actual)
-            ),
-        ),
-        _ if scalar_eq(expected, actual) => Ok(()),
-        _ => fail(
-            path,
-            expected,
-            Some(actual),
-            format!(
-                "expected {}, got {} (`$exact`)",
-                describe(expected),
-                describe(actual)
-            ),
-        ),
-    }
-}
-
-/// Equality of scalars, numbers compared numerically (`1 == 1.0`).
-fn scalar_eq(pattern: &Value, actual: &Value) -> bool {
-    match (pattern, actual) {
-        (Value::Number(p), Value::Number(a)) => num_cmp(p, a) == Some(Ordering::Equal),
-        _ => pattern == actual,
-    }
-}
-
-/// A JSON number as an exact integer or a float.
-enum Num {
-    Int(i128),
-    Float(f64),
-}
-
-fn num(n: &Number) -> Option<Num> {
-    if let Some(i) = n.as_i64() {
-        Some(Num::Int(i128::from(i)))
-    } else if let Some(u) = n.as_u64() {
-        Some(Num::Int(i128::from(u)))
-    } else {
-        n.as_f64().map(Num::Float)
-    }
-}
-
-/// Numeric comparison that is exact between integers and between an integer and an integral
-/// float (so `9007199254740993` is not equal to `9007199254740992.0`).
-fn num_cmp(a: &Number, b: &Number) -> Option<Ordering> {
-    match (num(a)?, num(b)?) {
-        (Num::Int(x), Num::Int(y)) => Some(x.cmp(&y)),
-        (Num::Float(x), Num::Float(y)) => x.partial_cmp(&y),
-        (Num::Int(x), Num::Float(y)) => int_float_cmp(x, y),
-        (Num::Float(x), Num::Int(y)) => int_float_cmp(y, x).map(Ordering::reverse),
-    }
-}
-
-fn int_float_cmp(i: i128, f: f64) -> Option<Ordering> {
-    // 2^126: integral floats below this convert to i128 exactly. Otherwise either the float
-    // is huge (any JSON integer, at most 64 bits, is far smaller in magnitude) or it has a
-    // fraction (so it is below 2^52, and an integer that rounds in `as f64` is far larger):
-    // in both cases the float comparison orders them correctly.
-    const LIMIT: f64 = 8.507_059_173_023_462e37;
-    if f.is_finite() && f.fract() == 0.0 && f.abs() < LIMIT {
-        #[allow(clippy::cast_possible_truncation)]
-        let fi = f as i128;
-        Some(i.cmp(&fi))
-    } else {
-        #[allow(clippy::cast_precision_loss)]
-        let fi = i as f64;
-        fi.partial_cmp(&f)
-    }
-}
-
-/// The JSON type name of a value.
-fn type_name(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
-}
-
-const SHORT: usize = 60;
-
-/// A one-line, bounded rendering of a value for reasons: scalars as JSON, containers by size.
-fn describe(v: &Value) -> String {
-    match v {
-        Value::Array(a) => format!("an array of {} element(s)", a.len()),
-        Value::Object(m) => format!("an object with {} key(s)", m.len()),
-        _ => compact(v),
-    }
-}
-
-/// Compact JSON, cut at [`SHORT`] characters so a reason stays on one readable line.
-fn compact(v: &Value) -> String {
-    let text = v.to_string();
-    if text.chars().count() <= SHORT {
-        text
-    } else {
-        let cut: String = text.chars().take(SHORT).collect();
-        format!("{cut}…")
     }
 }

@@ -28,6 +28,7 @@
 //! key that is not a simple name is written `$["a key"]`, and a step into the JSON carried by
 //! a string (`$json`) is written `<json>`, as in `$.content[0].text<json>.id`.
 
+mod compare;
 mod compile;
 mod eval;
 mod path;
@@ -35,6 +36,8 @@ mod render;
 mod schema;
 #[cfg(test)]
 mod tests;
+mod text;
+mod unordered;
 
 use path::Path;
 use serde_json::Value;

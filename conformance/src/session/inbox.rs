@@ -1,0 +1,73 @@
+//! What the reader tasks learn from a server's stdout and stderr, behind one lock: responses
+//! routed by id, the queue of everything else, the transcript, the streams' text.
+
+use serde_json::Value;
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::process::ExitStatus;
+use std::sync::{Mutex, MutexGuard};
+use tokio::sync::Notify;
+
+pub(super) const TRANSCRIPT_LINES: usize = 40;
+pub(super) const TRANSCRIPT_LINE_CHARS: usize = 400;
+pub(super) const STDERR_KEEP: usize = 1 << 20;
+pub(super) const STDOUT_TEXT_KEEP: usize = 1 << 20;
+
+/// One message in the queue of unsolicited messages.
+#[derive(Debug, Clone)]
+pub(super) struct Queued {
+    pub(super) message: Value,
+    pub(super) consumed: bool,
+}
+
+/// Everything the reader tasks learned, behind one lock.
+#[derive(Debug, Default)]
+pub(super) struct Inbox {
+    pub(super) our_ids: HashSet<String>,
+    pub(super) responses: HashMap<String, Value>,
+    /// Every response to our requests, kept after it was taken (for `no_response`).
+    pub(super) answered: HashMap<String, Value>,
+    pub(super) queue: Vec<Queued>,
+    pub(super) messages: usize,
+    pub(super) invalid: Vec<String>,
+    pub(super) stdout_text: String,
+    pub(super) stdout_closed: bool,
+    pub(super) stderr_closed: bool,
+    pub(super) stderr: Vec<u8>,
+    pub(super) stderr_dropped: usize,
+    pub(super) transcript: VecDeque<String>,
+    pub(super) exit: Option<ExitStatus>,
+    /// Progress notifications by token.
+    pub(super) progress: HashMap<String, Vec<Value>>,
+}
+
+/// Appends a transcript line, cut to its length limit; the oldest lines go first.
+impl Inbox {
+    pub(super) fn note(&mut self, arrow: &str, line: &str) {
+        let mut s: String = line.chars().take(TRANSCRIPT_LINE_CHARS).collect();
+        if s.len() < line.len() {
+            s.push_str(" …");
+        }
+        if self.transcript.len() == TRANSCRIPT_LINES {
+            self.transcript.pop_front();
+        }
+        self.transcript.push_back(format!("{arrow} {s}"));
+    }
+}
+
+/// The inbox and the signal that it changed, shared by the session and its reader tasks.
+pub(super) struct Shared {
+    pub(super) inbox: Mutex<Inbox>,
+    pub(super) changed: Notify,
+}
+
+impl Shared {
+    pub(super) fn lock(&self) -> MutexGuard<'_, Inbox> {
+        // A panic in a reader task must not take the whole run down with it.
+        self.inbox.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// The key under which a JSON-RPC id is routed.
+pub(super) fn id_key(id: &Value) -> String {
+    id.to_string()
+}
