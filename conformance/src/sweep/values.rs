@@ -4,6 +4,7 @@
 //! misreads a keyword yields fewer cases, never a wrong verdict: a "valid" set the schema
 //! rejects is dropped, and so is an "invalid" variant the schema accepts.
 
+use crate::matcher::type_name;
 use serde_json::{Map, Value, json};
 
 /// A small seeded generator (SplitMix64): the same seed gives the same cases on every machine.
@@ -166,17 +167,6 @@ fn admits(ty: &str, v: &Value) -> bool {
         "array" => v.is_array(),
         "null" => v.is_null(),
         _ => true,
-    }
-}
-
-fn type_name(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
     }
 }
 

@@ -37,6 +37,8 @@ mod schema;
 #[cfg(test)]
 mod tests;
 mod text;
+
+pub use text::type_name;
 mod unordered;
 
 use path::Path;

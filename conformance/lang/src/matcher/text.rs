@@ -11,8 +11,8 @@ pub(super) fn key_list(keys: &[&str]) -> String {
     )
 }
 
-/// The JSON type name of a value.
-pub(super) fn type_name(v: &Value) -> &'static str {
+/// The JSON type name of a value (`object`, `number`...), as reasons and the sweep name it.
+pub fn type_name(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "boolean",
