@@ -115,6 +115,22 @@ pub fn sweep(args: SweepArgs) -> ExitCode {
     for line in &made.left_out {
         eprintln!("sweep: not called: {line}");
     }
+    let count = |kind: &str| -> usize {
+        made.scenarios
+            .iter()
+            .filter_map(|s| s["steps"].as_array())
+            .flatten()
+            .filter(|step| step.get(kind).is_some())
+            .count()
+    };
+    eprintln!(
+        "sweep: {} tools listed; {} scenarios with {} tool calls and {} fuzz lines, in each of {} generation(s)",
+        found.spoken[0].1.len(),
+        made.scenarios.len(),
+        count("call"),
+        count("send") + count("send_bytes"),
+        spoken.len()
+    );
     let mut documents: BTreeMap<String, Value> = BTreeMap::new();
     let mut scenarios = Vec::new();
     for doc in made.scenarios {
