@@ -164,6 +164,11 @@ def check_echo(text: str) -> Callable[[Any], str | None]:
     return check
 
 
+# The reference target each server's recipe checks, where its name differs from the
+# target's (`reference-NAME`).
+RECIPE_OF = {"terminal": "safe-terminal", "files": "safe-files"}
+
+
 def make_servers(bin_dir: Path, tmp: Path) -> list[Server]:
     def exe(name: str) -> str:
         return str(bin_dir / name)
@@ -459,7 +464,19 @@ def main() -> int:
     tmp = Path(tempfile.mkdtemp(prefix="mcp-interop-"))
     results: list[Outcome] = []
     try:
-        servers = [s for s in make_servers(bin_dir, tmp) if not opts.only or s.name in opts.only]
+        everyone = make_servers(bin_dir, tmp)
+        # The target files are the one list of the reference servers: one without a recipe
+        # here would go unchecked, so it stops the check instead.
+        listed = subprocess.run([str(bin_dir / "mcp-conformance"), "targets", "--reference"],
+                                capture_output=True, text=True, check=False)
+        references = listed.stdout.split()
+        recipes = {f"reference-{RECIPE_OF.get(s.name, s.name)}" for s in everyone}
+        unknown = [r for r in references if r not in recipes]
+        if listed.returncode != 0 or not references or unknown:
+            print(f"error: reference targets without an interop recipe: {unknown or listed.stderr.strip()}"
+                  " (add one to make_servers)", file=sys.stderr)
+            return 2
+        servers = [s for s in everyone if not opts.only or s.name in opts.only]
         for server in servers:
             out = check_server(server, tmp, opts.wire)
             if not out.ok and not opts.wire:

@@ -2,6 +2,7 @@
 
 mod merge;
 mod sweep;
+mod targets;
 
 use crate::model::{self, FileError};
 use crate::report::{Reporter, console::Console, files::ReportFiles, human::HumanReporter};
@@ -59,6 +60,8 @@ pub enum Command {
     Merge(merge::MergeArgs),
     /// Check every tool of a server from its own tools/list: schema-valid and invalid calls, with no scenario to write
     Sweep(sweep::SweepArgs),
+    /// List the built-in targets (`--reference`: the reference servers; `--json` for scripts)
+    Targets(targets::TargetsArgs),
 }
 
 /// The report files `run` and `merge` write besides the human report.
@@ -161,6 +164,7 @@ pub fn main() -> ExitCode {
         Command::InitTarget(args) => init_target(args),
         Command::Merge(args) => merge::merge(args),
         Command::Sweep(args) => sweep::sweep(args),
+        Command::Targets(args) => targets::targets(args),
     }
 }
 
