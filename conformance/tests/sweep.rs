@@ -179,6 +179,57 @@ fn each_broken_tool_is_found_written_out_and_fails_again_when_replayed() {
 }
 
 #[test]
+fn a_server_that_dies_on_a_fuzz_line_is_found_and_the_line_kept() {
+    // `--crash-after 1`: the first tools/call the fixture receives (a fuzz line is one) makes
+    // it exit without answering.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let json = dir.path().join("sweep.json");
+    let repro = dir.path().join("repro");
+    let out = sweep(&[
+        "--emit-repro",
+        repro.to_str().expect("utf-8 path"),
+        "--json",
+        json.to_str().expect("utf-8 path"),
+        "--",
+        BIN,
+        "fixture-server",
+        "--crash-after",
+        "1",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let (failed, _) = verdicts(&report(&json));
+    assert!(failed.contains("sweep/protocol/fuzz"), "{failed:?}");
+    // Kept: the session, the line that stopped the server, and the request it left unanswered.
+    let kept: Vec<std::path::PathBuf> = std::fs::read_dir(repro.join("scenarios"))
+        .expect("the repro folder")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.to_string_lossy().contains("sweep_protocol_fuzz_step-"))
+        .collect();
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    let case: Value = serde_saphyr::from_str(&std::fs::read_to_string(&kept[0]).expect("the case"))
+        .expect("YAML");
+    let steps = case["steps"].as_array().expect("steps");
+    assert_eq!(steps.len(), 3, "{case}");
+    assert!(
+        steps[1].get("send").is_some() || steps[1].get("send_bytes").is_some(),
+        "{case}"
+    );
+    assert!(steps[2].get("list_tools").is_some(), "{case}");
+    let replay = Command::new(BIN)
+        .args(["run", "--no-color", "--target"])
+        .arg(repro.join("target.yaml"))
+        .arg(&kept[0])
+        .output()
+        .expect("replay");
+    assert_eq!(
+        replay.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&replay.stdout)
+    );
+}
+
+#[test]
 fn a_server_that_cannot_be_swept_gets_one_line_and_exit_2_within_the_deadline() {
     let cases: Vec<Vec<&str>> = vec![
         vec![],

@@ -172,8 +172,22 @@ pub fn sweep(args: SweepArgs) -> ExitCode {
         code = EXIT_USAGE;
     }
     if let Some(dir) = &args.emit_repro {
-        let kept = reproductions(&report, &documents, &spoken);
-        let verified = rt.block_on(replay(tctx.clone(), &kept, &spoken, options.levels));
+        let pairs = reproductions(&report, &documents, &spoken);
+        let cut: Vec<Value> = pairs.iter().map(|(c, _)| c.clone()).collect();
+        let still = rt.block_on(replay(tctx.clone(), &cut, &spoken, options.levels));
+        // A cut-down case that no longer fails on its own (its failure needed an earlier
+        // step) is written whole, once.
+        let mut verified: Vec<Value> = Vec::new();
+        for (cut, whole) in pairs {
+            let keep = if still.iter().any(|s| s["name"] == cut["name"]) {
+                cut
+            } else {
+                whole
+            };
+            if !verified.iter().any(|v| v["name"] == keep["name"]) {
+                verified.push(keep);
+            }
+        }
         let schemas: BTreeMap<String, Value> = found.spoken[0]
             .1
             .iter()
@@ -301,12 +315,12 @@ fn scenario_of(doc: &Value) -> Result<Scenario, String> {
 }
 
 /// The failing and warned steps of `report`, each as a cut-down document for the pass it
-/// failed in.
+/// failed in, beside the whole scenario it was cut from (for the same pass).
 fn reproductions(
     report: &RunReport,
     documents: &BTreeMap<String, Value>,
     spoken: &[Generation],
-) -> Vec<Value> {
+) -> Vec<(Value, Value)> {
     let mut out = Vec::new();
     for result in &report.scenarios {
         let (base, pass) = split_pass(&result.name, spoken);
@@ -320,13 +334,15 @@ fn reproductions(
             .chain(&result.warnings)
             .filter_map(|f| f.step);
         for step in failed {
-            let mut cut = repro::shrink(doc, step);
-            if let Some(g) = pass {
-                cut["tags"] = json!(["sweep", g.as_str()]);
-                let name = cut["name"].as_str().unwrap_or(base).to_string();
-                cut["name"] = json!(format!("{name}/{g}"));
-            }
-            out.push(cut);
+            let for_pass = |mut doc: Value| {
+                if let Some(g) = pass {
+                    doc["tags"] = json!(["sweep", g.as_str()]);
+                    let name = doc["name"].as_str().unwrap_or(base).to_string();
+                    doc["name"] = json!(format!("{name}/{g}"));
+                }
+                doc
+            };
+            out.push((for_pass(repro::shrink(doc, step)), for_pass(doc.clone())));
         }
     }
     out
@@ -394,8 +410,7 @@ async fn minimize(
     docs
 }
 
-/// The cut-down cases run again: each that still fails (or warns) is kept as it is; one that
-/// no longer does is replaced by its whole scenario, which did.
+/// The cases in `cut` that still fail (or warn) when run again.
 async fn replay(
     tctx: Arc<TargetCtx>,
     cut: &[Value],
