@@ -18,6 +18,8 @@ pub struct Mutation {
     pub line: String,
     /// `line` is hexadecimal bytes (sent with `send_bytes`): for what no text can hold.
     pub hex: bool,
+    /// A well-formed request's id, which its response must carry.
+    pub answered: Option<Value>,
 }
 
 /// Every mutation of a `tools/call` of `tool` (a real tool of the server, or `echo`).
@@ -30,11 +32,13 @@ pub fn mutations(tool: &str) -> Vec<Mutation> {
         what: what.to_string(),
         line,
         hex: false,
+        answered: None,
     };
     let hex = |what: &str, bytes: &[u8]| Mutation {
         what: what.to_string(),
         line: bytes.iter().map(|b| format!("{b:02x}")).collect(),
         hex: true,
+        answered: None,
     };
     let mut out = vec![
         m("a line that is not JSON", "this is not JSON".into()),
@@ -103,10 +107,14 @@ pub fn mutations(tool: &str) -> Vec<Mutation> {
         } else {
             format!("id {id}")
         };
-        out.push(m(
+        // Ids a JavaScript number cannot hold exactly are sent, not held to an exact echo.
+        let exact = id.as_u64().is_none_or(|n| n <= (1 << 53));
+        let mut request = m(
             &format!("a request with {shown}"),
-            call(id, params.clone()),
-        ));
+            call(id.clone(), params.clone()),
+        );
+        request.answered = exact.then_some(id);
+        out.push(request);
     }
     out.push(m(
         "a 256 KiB string argument",
@@ -188,6 +196,10 @@ pub fn scenario(mutations: &[Mutation]) -> Value {
     for m in mutations {
         let kind = if m.hex { "send_bytes" } else { "send" };
         steps.push(json!({kind: m.line, "label": format!("send {}", m.what)}));
+        if let Some(id) = &m.answered {
+            steps.push(json!({"expect_message": {"id": id},
+                              "label": format!("{} is answered with its id", m.what)}));
+        }
         steps.push(json!({"list_tools": {}, "label": format!("the server still answers after {}", m.what)}));
     }
     steps.push(
