@@ -199,7 +199,8 @@ fn a_server_that_dies_on_a_fuzz_line_is_found_and_the_line_kept() {
     assert_eq!(out.status.code(), Some(1));
     let (failed, _) = verdicts(&report(&json));
     assert!(failed.contains("sweep/protocol/fuzz"), "{failed:?}");
-    // Kept: the session, the line that stopped the server, and the request it left unanswered.
+    // Kept: the session, the line that stopped the server (and the check of its answer, when
+    // it is a request), and the request it left unanswered.
     let kept: Vec<std::path::PathBuf> = std::fs::read_dir(repro.join("scenarios"))
         .expect("the repro folder")
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -209,12 +210,12 @@ fn a_server_that_dies_on_a_fuzz_line_is_found_and_the_line_kept() {
     let case: Value = serde_saphyr::from_str(&std::fs::read_to_string(&kept[0]).expect("the case"))
         .expect("YAML");
     let steps = case["steps"].as_array().expect("steps");
-    assert_eq!(steps.len(), 3, "{case}");
+    assert!((3..=4).contains(&steps.len()), "{case}");
     assert!(
         steps[1].get("send").is_some() || steps[1].get("send_bytes").is_some(),
         "{case}"
     );
-    assert!(steps[2].get("list_tools").is_some(), "{case}");
+    assert!(steps[steps.len() - 1].get("list_tools").is_some(), "{case}");
     let replay = Command::new(BIN)
         .args(["run", "--no-color", "--target"])
         .arg(repro.join("target.yaml"))

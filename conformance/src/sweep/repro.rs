@@ -17,17 +17,23 @@ pub fn shrink(scenario: &Value, failed: usize) -> Value {
     if failed == 0 || failed + 1 >= steps.len() {
         return scenario.clone();
     }
-    // A liveness check that failed keeps what came just before it (the line that stopped
-    // the server).
+    // A liveness check that failed keeps what came before it back to the line that was sent
+    // (that line stopped the server; a check of its answer may stand between them).
     let after = steps[failed]
         .get("label")
         .and_then(Value::as_str)
         .is_some_and(|l| l.starts_with("the server still answers after"));
+    let sent = |step: &Value| step.get("send").is_some() || step.get("send_bytes").is_some();
+    let from = if after {
+        (1..failed)
+            .rev()
+            .find(|&i| sent(&steps[i]))
+            .unwrap_or(failed)
+    } else {
+        failed
+    };
     let mut kept = vec![steps[0].clone()];
-    if after && failed > 1 {
-        kept.push(steps[failed - 1].clone());
-    }
-    kept.push(steps[failed].clone());
+    kept.extend(steps[from..=failed].iter().cloned());
     let mut out = scenario.clone();
     out["steps"] = Value::Array(kept);
     let name = scenario
@@ -122,6 +128,13 @@ mod tests {
             json!([{"initialize": {}}, {"call": "x", "args": {"a": 2}}])
         );
         assert_eq!(shrink(&s, 3), s);
+        let fuzz = json!({"name": "sweep/protocol/fuzz", "steps": [
+            {"initialize": {}}, {"send": "a"}, {"list_tools": {}, "label": "the server still answers after a"},
+            {"send": "b"}, {"expect_message": {"id": 1}},
+            {"list_tools": {}, "label": "the server still answers after b"}, {"stdout": {}}]});
+        let cut = shrink(&fuzz, 5);
+        assert_eq!(cut["steps"].as_array().map(Vec::len), Some(4), "{cut}");
+        assert_eq!(cut["steps"][1], json!({"send": "b"}));
         let schema = json!({"type": "object", "required": ["a"],
                             "properties": {"a": {"type": "integer"}, "b": {"type": "string", "minLength": 1}}});
         let candidates = simpler(&json!({"a": 5, "b": "xyz"}), &schema);
