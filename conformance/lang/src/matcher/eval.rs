@@ -4,88 +4,13 @@
 //! as a value that only `$absent` accepts makes `$not` and `$one_of` compose with it without
 //! special cases (`$one_of: [{$absent: true}, {$type: string}]` is "optional string").
 
-use super::Mismatch;
 use super::compare::{exact, num_cmp, scalar_eq};
 use super::compile::{Bound, Kind, Node, Op};
+pub(super) use super::fail::{Outcome, descend, fail, keep_closest, with_context};
 use super::path::Path;
 use super::text::{compact, describe, key_list, type_name};
 use super::unordered::unordered;
 use serde_json::Value;
-
-/// A mismatch plus how close the value came to matching, so that `$one_of`, `$contains` and
-/// `$unordered` can report the alternative that got furthest. Boxed: failures are the cold
-/// path, and alternatives make many of them.
-#[derive(Debug)]
-pub(super) struct Fail {
-    pub(super) mismatch: Mismatch,
-    /// Steps taken towards the failure: one per level descended plus one per sibling that
-    /// matched before the failing one. An option that matched `type` and then failed on
-    /// `text` got further than one that failed on `type`.
-    progress: usize,
-    /// How wrong the final value is: 0 missing (or present but required absent), 1 present
-    /// but of another kind than expected, 2 same kind.
-    quality: u8,
-}
-
-impl Fail {
-    fn closeness(&self) -> (usize, u8) {
-        (self.progress, self.quality)
-    }
-}
-
-pub(super) type Outcome = Result<(), Box<Fail>>;
-
-pub(super) fn fail(
-    path: &Path<'_>,
-    expected: &Value,
-    actual: Option<&Value>,
-    reason: String,
-) -> Outcome {
-    let quality = match actual {
-        None => 0,
-        Some(a) if std::mem::discriminant(a) == std::mem::discriminant(expected) => 2,
-        Some(_) => 1,
-    };
-    Err(Box::new(Fail {
-        mismatch: Mismatch {
-            path: path.render(),
-            expected: expected.clone(),
-            actual: actual.cloned(),
-            reason,
-        },
-        progress: 0,
-        quality,
-    }))
-}
-
-/// Credits a child's failure with the descent into it and the `matched_before` siblings
-/// that matched ahead of it.
-pub(super) fn descend(outcome: Outcome, matched_before: usize) -> Outcome {
-    outcome.map_err(|mut f| {
-        f.progress += matched_before + 1;
-        f
-    })
-}
-
-/// Keeps the failure that came closest to matching; on a tie, the earlier one.
-pub(super) fn keep_closest(
-    best: &mut Option<(usize, Box<Fail>)>,
-    index: usize,
-    candidate: Box<Fail>,
-) {
-    if best
-        .as_ref()
-        .is_none_or(|(_, b)| candidate.closeness() > b.closeness())
-    {
-        *best = Some((index, candidate));
-    }
-}
-
-/// Prefixes the reason of a chosen alternative with why alternatives were tried at all.
-pub(super) fn with_context(mut f: Box<Fail>, context: String) -> Outcome {
-    f.mismatch.reason = format!("{context}: {}", f.mismatch.reason);
-    Err(f)
-}
 
 /// Matches `node` against `actual` (`None`: the key is missing) found at `path`.
 pub(super) fn eval(node: &Node, actual: Option<&Value>, path: &Path<'_>) -> Outcome {

@@ -31,6 +31,7 @@
 mod compare;
 mod compile;
 mod eval;
+mod fail;
 mod path;
 mod render;
 mod schema;
