@@ -2,15 +2,31 @@
 //! one list).
 
 use assert_cmd::Command;
-use serde_json::Value;
+use serde_json::{Value, json};
 
-fn targets(args: &[&str]) -> std::process::Output {
+fn mcp(args: &[&str]) -> std::process::Output {
     Command::cargo_bin("mcp-conformance")
         .expect("the built binary")
-        .arg("targets")
         .args(args)
         .output()
-        .expect("run targets")
+        .expect("run mcp-conformance")
+}
+
+fn targets(args: &[&str]) -> std::process::Output {
+    mcp(&[&["targets"], args].concat())
+}
+
+/// `targets --json` parsed, and the entry called `name` of it.
+fn listed(args: &[&str], name: &str) -> Value {
+    let out = targets(&[&["--json"], args].concat());
+    assert_eq!(out.status.code(), Some(0));
+    let all: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    all.as_array()
+        .expect("an array")
+        .iter()
+        .find(|t| t["name"] == name)
+        .unwrap_or_else(|| panic!("{name} listed"))
+        .clone()
 }
 
 #[test]
@@ -37,16 +53,28 @@ fn the_reference_servers_are_the_reference_target_files() {
 
 #[test]
 fn json_says_what_each_target_claims_and_how_it_starts() {
-    let out = targets(&["--reference", "--json"]);
-    assert_eq!(out.status.code(), Some(0));
-    let listed: Value = serde_json::from_slice(&out.stdout).expect("JSON");
-    let hub = listed
-        .as_array()
-        .expect("an array")
-        .iter()
-        .find(|t| t["name"] == "reference-hub")
-        .expect("reference-hub");
-    assert_eq!(hub["suites"], serde_json::json!(["protocol", "hub"]));
-    assert_eq!(hub["generations"], serde_json::json!(["legacy", "modern"]));
+    let hub = listed(&["--reference"], "reference-hub");
+    assert_eq!(hub["reference"], true);
+    assert_eq!(hub["suites"], json!(["protocol", "hub"]));
+    assert_eq!(hub["generations"], json!(["legacy", "modern"]));
     assert_eq!(hub["command"], "mcp-hub");
+    assert_eq!(hub["args"], json!(["${workspace}/hub.toml"]));
+    assert_eq!(hub["admin"], Value::Null);
+    let toolhub = listed(&["--reference"], "reference-toolhub");
+    assert_eq!(toolhub["admin"], "mcp-toolhub-admin");
+
+    // Without --reference: every built-in target, the others marked as such.
+    let liar = listed(&[], "liar");
+    assert_eq!(liar["reference"], false);
+    assert_eq!(liar["generations"], json!(["*"]));
+}
+
+#[test]
+fn every_listed_name_is_a_target_run_accepts() {
+    let out = targets(&["--reference"]);
+    for name in String::from_utf8_lossy(&out.stdout).lines() {
+        let list = mcp(&["list", "--target", name, "--name", "no-such-scenario"]);
+        let stderr = String::from_utf8_lossy(&list.stderr);
+        assert_eq!(list.status.code(), Some(0), "{name}: {stderr}");
+    }
 }

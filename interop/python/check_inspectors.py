@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from check_servers import REPO, Server, make_servers  # noqa: E402  (same folder, stdlib-only at import)
+from check_servers import REPO, Server, Unchecked, reference_servers, select  # noqa: E402  (same folder, stdlib-only at import)
 
 RUN_TIMEOUT_S = 60.0
 
@@ -161,17 +161,13 @@ def main() -> int:
         default=os.environ.get("MCP_INTEROP_NODE_DIR") or str(REPO / "target" / "interop-node"),
         help="folder where interop/run installed interop/inspector (default: $MCP_INTEROP_NODE_DIR or target/interop-node)",
     )
-    parser.add_argument("--only", action="append", choices=["toolhub", "terminal", "files", "hub"], help="check only this server (repeatable)")
+    parser.add_argument("--only", action="append", metavar="NAME", help="check only this server (repeatable; toolhub, terminal, files, hub)")
     parser.add_argument("--keep", action="store_true", help="keep the temp folder (printed)")
     parser.add_argument("--verbose", action="store_true", help="print every warning line, not only for servers over their allowance")
     opts, _ = parser.parse_known_args()  # interop/run passes check_servers.py's options (--wire) too
 
     bin_dir = Path(opts.bin_dir).resolve()
     node_dir = Path(opts.node_dir).resolve()
-    missing = [b for b in ("mcp-toolhub", "safe-mcp", "mcp-hub", "mcp-conformance") if not os.access(bin_dir / b, os.X_OK)]
-    if missing:
-        print(f"error: {', '.join(missing)} not found in {bin_dir}", file=sys.stderr)
-        return 2
     for entry in (V1_ENTRY, V2_ENTRY):
         if not (node_dir / entry).is_file():
             print(f"error: {node_dir / entry} missing (interop/run installs it with npm ci)", file=sys.stderr)
@@ -192,7 +188,11 @@ def main() -> int:
     rows: list[Row] = []
     t0 = time.monotonic()
     try:
-        servers = [s for s in make_servers(bin_dir, tmp) if not opts.only or s.name in opts.only]
+        try:
+            servers = select(reference_servers(bin_dir, tmp), opts.only)
+        except Unchecked as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
         # One thread per server (each has its own folders under tmp); a server's two CLIs run
         # one after the other. Rows keep the servers' order.
         with ThreadPoolExecutor(max_workers=len(servers) or 1) as pool:

@@ -7,13 +7,17 @@ back to `initialize` when that fails, see mcp/client/_probe.py). The check then 
 calls one read-only tool and checks its result, and reports the protocol version the SDK ended
 up with and how it got there (server/discover or the initialize fallback).
 
-Servers (binaries from --bin-dir, default $MCP_INTEROP_BIN_DIR or <repo>/target/debug):
+Servers (binaries from --bin-dir, default $MCP_INTEROP_BIN_DIR or <repo>/target/debug), one
+recipe per reference target (make_servers):
   toolhub   mcp-toolhub serve                      (temp workspace and state root)
   terminal  safe-mcp terminal --config POLICY      (temp jail, audit log outside it)
   files     safe-mcp files --config POLICY         (temp workspace, journal outside it)
   hub       mcp-hub CONFIG                         (upstreams: mcp-conformance fixture-server
                                                     and mcp-toolhub behind prefix `toolhub`)
 Everything a server writes goes under one temp folder, removed at the end (--keep keeps it).
+The reference targets are the target files' list (`mcp-conformance targets --reference`): one
+without a recipe here, or a recipe for a target that is gone, stops the check with exit 2
+before anything runs, so a new reference server cannot be left out.
 
 Wire capture: --wire runs each server behind a line-for-line stdio tee (this file, re-executed
 with --tee) and prints the JSON-RPC lines in both directions. A failing check is re-run once
@@ -103,6 +107,8 @@ def tee_main(log_path: str, argv: list[str]) -> int:
 @dataclass
 class Server:
     name: str
+    # The reference target (conformance/targets/reference-*.yaml) this recipe checks.
+    target: str
     command: str
     args: list[str]
     env: dict[str, str]
@@ -162,11 +168,6 @@ def check_echo(text: str) -> Callable[[Any], str | None]:
         return None
 
     return check
-
-
-# The reference target each server's recipe checks, where its name differs from the
-# target's (`reference-NAME`).
-RECIPE_OF = {"terminal": "safe-terminal", "files": "safe-files"}
 
 
 def make_servers(bin_dir: Path, tmp: Path) -> list[Server]:
@@ -258,6 +259,7 @@ def make_servers(bin_dir: Path, tmp: Path) -> list[Server]:
     return [
         Server(
             name="toolhub",
+            target="reference-toolhub",
             command=exe("mcp-toolhub"),
             args=["serve"],
             env=toolhub_env,
@@ -266,6 +268,7 @@ def make_servers(bin_dir: Path, tmp: Path) -> list[Server]:
         ),
         Server(
             name="terminal",
+            target="reference-safe-terminal",
             command=exe("safe-mcp"),
             args=["terminal", "--config", str(policy)],
             env=safe_env,
@@ -278,6 +281,7 @@ def make_servers(bin_dir: Path, tmp: Path) -> list[Server]:
         ),
         Server(
             name="files",
+            target="reference-safe-files",
             command=exe("safe-mcp"),
             args=["files", "--config", str(policy)],
             env=safe_env,
@@ -293,6 +297,7 @@ def make_servers(bin_dir: Path, tmp: Path) -> list[Server]:
         ),
         Server(
             name="hub",
+            target="reference-hub",
             command=exe("mcp-hub"),
             args=[str(hub_cfg)],
             env={"RUST_LOG": "warn"},
@@ -301,6 +306,56 @@ def make_servers(bin_dir: Path, tmp: Path) -> list[Server]:
             extra_calls=[("echo", {"text": "interop-echo"}, check_echo("interop-echo"))],
         ),
     ]
+
+
+class Unchecked(Exception):
+    """The reference targets and the recipes above disagree; the message says how."""
+
+
+def reference_servers(bin_dir: Path, tmp: Path) -> list[Server]:
+    """The recipes of make_servers, checked against the reference targets.
+
+    The target files are the one list of the reference servers (`mcp-conformance targets
+    --reference`): a reference target without a recipe here would go unchecked, and a recipe
+    for a target that is gone checks nothing, so either stops the check (Unchecked).
+    """
+    def missing(names: list[str]) -> Unchecked:
+        return Unchecked(f"{', '.join(names)} not found in {bin_dir} (cargo build --workspace, "
+                         "or set MCP_INTEROP_BIN_DIR)")
+
+    if not os.access(bin_dir / "mcp-conformance", os.X_OK):
+        raise missing(["mcp-conformance"])
+    listed = subprocess.run([str(bin_dir / "mcp-conformance"), "targets", "--reference"],
+                            capture_output=True, text=True, check=False)
+    references = listed.stdout.split()
+    if listed.returncode != 0 or not references:
+        raise Unchecked(f"mcp-conformance targets --reference: exit {listed.returncode}, "
+                        f"{listed.stderr.strip() or 'no reference target listed'}")
+    servers = make_servers(bin_dir, tmp)
+    absent = sorted({Path(s.command).name for s in servers if not os.access(s.command, os.X_OK)})
+    if absent:
+        raise missing(absent)
+    recipes = {s.target for s in servers}
+    problems = []
+    unknown = [r for r in references if r not in recipes]
+    if unknown:
+        problems.append(f"reference targets without an interop recipe: {', '.join(unknown)} "
+                        "(add one to make_servers in interop/python/check_servers.py)")
+    stale = sorted(recipes - set(references))
+    if stale:
+        problems.append(f"interop recipes for targets that are not reference targets: {', '.join(stale)}")
+    if problems:
+        raise Unchecked("; ".join(problems))
+    return servers
+
+
+def select(servers: list[Server], only: list[str] | None) -> list[Server]:
+    """The servers --only names (all without it); an unknown name is an Unchecked error."""
+    names = [s.name for s in servers]
+    unknown = [n for n in only or [] if n not in names]
+    if unknown:
+        raise Unchecked(f"--only {', '.join(unknown)}: no such server (servers: {', '.join(names)})")
+    return [s for s in servers if not only or s.name in only]
 
 
 # --------------------------------------------------------------------------------------------
@@ -441,7 +496,7 @@ def main() -> int:
         default=os.environ.get("MCP_INTEROP_BIN_DIR") or str(REPO / "target" / "debug"),
         help="folder with mcp-toolhub, safe-mcp, mcp-hub, mcp-conformance (default: $MCP_INTEROP_BIN_DIR or target/debug)",
     )
-    parser.add_argument("--only", action="append", choices=["toolhub", "terminal", "files", "hub"], help="check only this server (repeatable)")
+    parser.add_argument("--only", action="append", metavar="NAME", help="check only this server (repeatable; toolhub, terminal, files, hub)")
     parser.add_argument("--wire", action="store_true", help="capture and print the JSON-RPC lines of every check")
     parser.add_argument("--keep", action="store_true", help="keep the temp folder (printed)")
     opts = parser.parse_args()
@@ -449,10 +504,6 @@ def main() -> int:
     import importlib.metadata
 
     bin_dir = Path(opts.bin_dir).resolve()
-    missing = [b for b in ("mcp-toolhub", "safe-mcp", "mcp-hub", "mcp-conformance") if not os.access(bin_dir / b, os.X_OK)]
-    if missing:
-        print(f"error: {', '.join(missing)} not found in {bin_dir} (cargo build --workspace, or set MCP_INTEROP_BIN_DIR)", file=sys.stderr)
-        return 2
 
     from mcp_types.version import LATEST_MODERN_VERSION, HANDSHAKE_PROTOCOL_VERSIONS
 
@@ -464,19 +515,11 @@ def main() -> int:
     tmp = Path(tempfile.mkdtemp(prefix="mcp-interop-"))
     results: list[Outcome] = []
     try:
-        everyone = make_servers(bin_dir, tmp)
-        # The target files are the one list of the reference servers: one without a recipe
-        # here would go unchecked, so it stops the check instead.
-        listed = subprocess.run([str(bin_dir / "mcp-conformance"), "targets", "--reference"],
-                                capture_output=True, text=True, check=False)
-        references = listed.stdout.split()
-        recipes = {f"reference-{RECIPE_OF.get(s.name, s.name)}" for s in everyone}
-        unknown = [r for r in references if r not in recipes]
-        if listed.returncode != 0 or not references or unknown:
-            print(f"error: reference targets without an interop recipe: {unknown or listed.stderr.strip()}"
-                  " (add one to make_servers)", file=sys.stderr)
+        try:
+            servers = select(reference_servers(bin_dir, tmp), opts.only)
+        except Unchecked as e:
+            print(f"error: {e}", file=sys.stderr)
             return 2
-        servers = [s for s in everyone if not opts.only or s.name in opts.only]
         for server in servers:
             out = check_server(server, tmp, opts.wire)
             if not out.ok and not opts.wire:
