@@ -49,7 +49,10 @@ pub fn valid_sets(schema: &Value, cases: usize, rng: &mut Rng) -> Vec<Value> {
     let mut attempts = 0;
     while out.len() < cases && attempts < cases * ATTEMPTS {
         attempts += 1;
-        let candidate = draw(schema, schema, rng, 0, true);
+        // The second set gives only what is required (once: a server's default for a left-out
+        // property, say a 10 s `duration`, is paid once); every other set gives every property.
+        let optional = out.len() != 1;
+        let candidate = draw(schema, schema, rng, 0, true, optional);
         if let Some(v) = candidate
             && v.is_object()
             && validator.is_valid(&v)
@@ -171,7 +174,14 @@ fn admits(ty: &str, v: &Value) -> bool {
 }
 
 /// A candidate value for `schema` (within `root`, for local `$ref`s). `top` forces an object.
-fn draw(root: &Value, schema: &Value, rng: &mut Rng, depth: usize, top: bool) -> Option<Value> {
+fn draw(
+    root: &Value,
+    schema: &Value,
+    rng: &mut Rng,
+    depth: usize,
+    top: bool,
+    optional: bool,
+) -> Option<Value> {
     if depth > MAX_DEPTH {
         return None;
     }
@@ -196,7 +206,7 @@ fn draw(root: &Value, schema: &Value, rng: &mut Rng, depth: usize, top: bool) ->
             && !options.is_empty()
         {
             let pick = &options[rng.below(options.len() as u64) as usize];
-            return draw(root, pick, rng, depth + 1, top);
+            return draw(root, pick, rng, depth + 1, top, optional);
         }
     }
     let types = types_of(schema);
@@ -208,8 +218,8 @@ fn draw(root: &Value, schema: &Value, rng: &mut Rng, depth: usize, top: bool) ->
         types[rng.below(types.len() as u64) as usize].clone()
     };
     Some(match ty.as_str() {
-        "object" => object(root, schema, rng, depth),
-        "array" => array(root, schema, rng, depth),
+        "object" => object(root, schema, rng, depth, optional),
+        "array" => array(root, schema, rng, depth, optional),
         "string" => Value::String(string(schema, rng)),
         "integer" => json!(integer(schema, rng)),
         "number" => number(schema, rng),
@@ -239,16 +249,13 @@ fn resolve<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
     root.pointer(pointer)
 }
 
-fn object(root: &Value, schema: &Value, rng: &mut Rng, depth: usize) -> Value {
+fn object(root: &Value, schema: &Value, rng: &mut Rng, depth: usize, optional: bool) -> Value {
     let mut map = Map::new();
     let required = required(schema);
     if let Some(props) = schema.get("properties").and_then(Value::as_object) {
         for (name, sub) in props {
-            // Optional properties are left out one time in four: often enough to see a
-            // server mishandle a missing one, rarely enough that a server's default for it
-            // (a `duration` of 10 s) does not make the sweep slow.
-            if (required.contains(name) || rng.below(4) > 0)
-                && let Some(v) = draw(root, sub, rng, depth + 1, false)
+            if (required.contains(name) || optional)
+                && let Some(v) = draw(root, sub, rng, depth + 1, false, optional)
             {
                 map.insert(name.clone(), v);
             }
@@ -257,7 +264,7 @@ fn object(root: &Value, schema: &Value, rng: &mut Rng, depth: usize) -> Value {
     Value::Object(map)
 }
 
-fn array(root: &Value, schema: &Value, rng: &mut Rng, depth: usize) -> Value {
+fn array(root: &Value, schema: &Value, rng: &mut Rng, depth: usize, optional: bool) -> Value {
     let min = schema.get("minItems").and_then(Value::as_u64).unwrap_or(0);
     let max = schema
         .get("maxItems")
@@ -268,7 +275,7 @@ fn array(root: &Value, schema: &Value, rng: &mut Rng, depth: usize) -> Value {
     let items = schema.get("items").cloned().unwrap_or(Value::Bool(true));
     Value::Array(
         (0..len)
-            .filter_map(|_| draw(root, &items, rng, depth + 1, false))
+            .filter_map(|_| draw(root, &items, rng, depth + 1, false, optional))
             .collect(),
     )
 }
@@ -311,11 +318,11 @@ fn bounds(schema: &Value) -> (f64, f64) {
     let high = f("maximum").or(f("exclusiveMaximum").map(|x| x - 1.0));
     match (low, high) {
         (Some(l), Some(h)) => (l, h.max(l)),
-        (Some(l), None) => (l, l + 3.0),
-        (None, Some(h)) => ((h - 3.0).min(0.0).max(h - 3.0), h),
+        (Some(l), None) => (l, l + 2.0),
+        (None, Some(h)) => ((h - 2.0).min(0.0).max(h - 2.0), h),
         // Unbounded: small values, so a `duration` or `count` argument costs seconds, not
         // minutes, and zero and one (where servers go wrong) come often.
-        (None, None) => (0.0, 3.0),
+        (None, None) => (0.0, 2.0),
     }
 }
 
