@@ -299,6 +299,11 @@ fn string(schema: &Value, rng: &mut Rng) -> String {
             return s.to_string();
         }
     }
+    if let Some(pattern) = schema.get("pattern").and_then(Value::as_str)
+        && let Some(s) = from_pattern(pattern, rng)
+    {
+        return s;
+    }
     let min = schema.get("minLength").and_then(Value::as_u64).unwrap_or(0);
     let max = schema
         .get("maxLength")
@@ -310,6 +315,31 @@ fn string(schema: &Value, rng: &mut Rng) -> String {
     (0..len)
         .map(|_| CHARS[rng.below(CHARS.len() as u64) as usize] as char)
         .collect()
+}
+
+/// A string matching `pattern`, drawn from proptest's regex strategy with a seed from `rng`.
+/// A pattern matches anywhere in a string, so a string matching it whole does; a leading `^`
+/// and a trailing `$` are dropped (the strategy cannot generate anchors). `None` for what the
+/// strategy cannot do (lookaround, backreferences): the schema filter then decides.
+fn from_pattern(pattern: &str, rng: &mut Rng) -> Option<String> {
+    use proptest::strategy::{Strategy, ValueTree};
+    use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+    let core = pattern.strip_prefix('^').unwrap_or(pattern);
+    let core = match core.strip_suffix('$') {
+        Some(c) if !c.ends_with('\\') => c,
+        _ => core,
+    };
+    let strategy = proptest::string::string_regex(core).ok()?;
+    let mut seed = [0u8; 32];
+    seed[..8].copy_from_slice(&rng.below(u64::MAX).to_le_bytes());
+    let mut runner = TestRunner::new_with_rng(
+        Config::default(),
+        TestRng::from_seed(RngAlgorithm::ChaCha, &seed),
+    );
+    strategy
+        .new_tree(&mut runner)
+        .ok()
+        .map(|tree| tree.current())
 }
 
 fn bounds(schema: &Value) -> (f64, f64) {
@@ -364,9 +394,10 @@ mod tests {
                 "mode": {"enum": ["a", "b"]},
                 "tags": {"type": "array", "items": {"type": "string"}, "maxItems": 2},
                 "when": {"type": "string", "format": "date-time"},
+                "code": {"type": "string", "pattern": "^[A-Z]{3}-[0-9]{4}$"},
                 "inner": {"$ref": "#/$defs/inner"}
             },
-            "required": ["text", "n"],
+            "required": ["text", "n", "code"],
             "additionalProperties": false,
             "$defs": {"inner": {"type": "object", "properties": {"ok": {"type": "boolean"}}}}
         })
