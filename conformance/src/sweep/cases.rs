@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 use super::values::{Rng, invalid_variants, valid_sets};
 
 const TOOLS_PAGE: &str = "https://modelcontextprotocol.io/specification/2025-11-25/server/tools";
+const SCHEMA_PAGE: &str = "https://modelcontextprotocol.io/specification/2025-11-25/schema";
 const PAGINATION_PAGE: &str =
     "https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/pagination";
 
@@ -31,6 +32,12 @@ pub struct Cases {
 
 fn source(section: &str, quote: &str) -> Value {
     json!({"document": TOOLS_PAGE, "section": section, "quote": quote})
+}
+
+/// A sentence of the 2025-11-25 schema (the specification's source of truth for types), with
+/// the declaration it comments as the section.
+fn schema_source(section: &str, quote: &str) -> Value {
+    json!({"document": SCHEMA_PAGE, "section": section, "quote": quote})
 }
 
 fn scenario(name: &str, level: &str, sources: Vec<Value>, steps: Vec<Value>) -> Value {
@@ -113,11 +120,17 @@ fn surface(tools: &[Value]) -> Vec<Value> {
         scenario(
             "sweep/surface/input-schemas",
             "must",
-            vec![source(
-                "Tool",
-                "inputSchema: JSON Schema defining expected parameters ... MUST be a valid \
-                 JSON Schema object (not null)",
-            )],
+            vec![
+                source(
+                    "Tool",
+                    "inputSchema: JSON Schema defining expected parameters ... MUST be a valid \
+                     JSON Schema object (not null)",
+                ),
+                schema_source(
+                    "Tool: inputSchema { $schema?: string; type: \"object\"; ... }",
+                    "A JSON Schema object defining the expected parameters for the tool.",
+                ),
+            ],
             vec![
                 init(),
                 json!({"list_tools": {}, "label": "every inputSchema is a JSON Schema",
@@ -129,10 +142,16 @@ fn surface(tools: &[Value]) -> Vec<Value> {
         scenario(
             "sweep/surface/output-schemas",
             "must",
-            vec![source(
-                "Tool",
-                "outputSchema: Optional JSON Schema defining expected output structure",
-            )],
+            vec![
+                source(
+                    "Tool",
+                    "outputSchema: Optional JSON Schema defining expected output structure",
+                ),
+                schema_source(
+                    "Tool: outputSchema",
+                    "Currently restricted to type: \"object\" at the root level.",
+                ),
+            ],
             vec![
                 init(),
                 json!({"list_tools": {}, "label": "every outputSchema is a JSON Schema of type object",
@@ -144,10 +163,17 @@ fn surface(tools: &[Value]) -> Vec<Value> {
         scenario(
             "sweep/surface/annotations",
             "must",
-            vec![source(
-                "Tool",
-                "annotations: Optional properties describing tool behavior",
-            )],
+            vec![
+                source(
+                    "Tool",
+                    "annotations: Optional properties describing tool behavior",
+                ),
+                schema_source(
+                    "ToolAnnotations: title?: string; readOnlyHint?: boolean; \
+                     destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean",
+                    "If true, the tool does not modify its environment.",
+                ),
+            ],
             vec![
                 init(),
                 json!({"list_tools": {}, "label": "annotation hints are booleans, title a string",

@@ -4,8 +4,14 @@
 //! the guard forwards rmcp accepts; the parsed message itself is what rmcp receives.
 
 use rmcp::model::{
-    ClientJsonRpcMessage, ClientRequest, ErrorCode, ErrorData, GetMeta, JsonRpcRequest,
-    ProtocolVersion, RequestMetaObject,
+    CallToolRequestMethod, CancelTaskMethod, ClientJsonRpcMessage, ClientRequest,
+    CompleteRequestMethod, ConstString, DiscoverRequestMethod, ErrorCode, ErrorData, GetMeta,
+    GetPromptRequestMethod, GetSkillRequestMethod, GetTaskMethod, InitializeResultMethod,
+    JsonRpcRequest, ListPromptsRequestMethod, ListResourceTemplatesRequestMethod,
+    ListResourcesRequestMethod, ListSkillsRequestMethod, ListToolsRequestMethod, PingRequestMethod,
+    ProtocolVersion, ReadResourceDirectoryRequestMethod, ReadResourceRequestMethod,
+    RequestMetaObject, SetLevelRequestMethod, SubscribeRequestMethod,
+    SubscriptionsListenRequestMethod, UnsubscribeRequestMethod, UpdateTaskMethod,
 };
 use serde_json::{Value, json};
 
@@ -124,27 +130,32 @@ fn refuse_removed_method(
     Some(json!({"jsonrpc": "2.0", "id": request.id, "error": error}))
 }
 
-/// The methods of the specification rmcp parses into typed requests. A request for one of
-/// them that rmcp could not parse (its params do not fit the method's schema) lands in its
-/// catch-all `CustomRequest`, which rmcp answers -32601 "method not found": wrong for a
-/// method that exists.
+/// The client requests rmcp parses into typed requests, named by rmcp's own method types (so
+/// the list follows rmcp). A request for one of them that rmcp could not parse (its params do
+/// not fit the method's schema) lands in its catch-all `CustomRequest`, which rmcp answers
+/// -32601 "method not found": wrong for a method that exists.
 const TYPED_METHODS: &[&str] = &[
-    "initialize",
-    "ping",
-    "server/discover",
-    "completion/complete",
-    "logging/setLevel",
-    "prompts/get",
-    "prompts/list",
-    "resources/list",
-    "resources/templates/list",
-    "resources/read",
-    "resources/subscribe",
-    "resources/unsubscribe",
-    "tools/call",
-    "tools/list",
-    "tasks/get",
-    "tasks/cancel",
+    InitializeResultMethod::VALUE,
+    PingRequestMethod::VALUE,
+    DiscoverRequestMethod::VALUE,
+    CompleteRequestMethod::VALUE,
+    SetLevelRequestMethod::VALUE,
+    GetPromptRequestMethod::VALUE,
+    ListPromptsRequestMethod::VALUE,
+    ListResourcesRequestMethod::VALUE,
+    ListResourceTemplatesRequestMethod::VALUE,
+    ReadResourceRequestMethod::VALUE,
+    SubscriptionsListenRequestMethod::VALUE,
+    SubscribeRequestMethod::VALUE,
+    UnsubscribeRequestMethod::VALUE,
+    CallToolRequestMethod::VALUE,
+    ListToolsRequestMethod::VALUE,
+    GetTaskMethod::VALUE,
+    UpdateTaskMethod::VALUE,
+    CancelTaskMethod::VALUE,
+    ListSkillsRequestMethod::VALUE,
+    GetSkillRequestMethod::VALUE,
+    ReadResourceDirectoryRequestMethod::VALUE,
 ];
 
 /// The answer to a request for a specification method whose params do not fit its schema:
