@@ -56,7 +56,7 @@ fn scenarios_get_the_target_seed_under_their_own() {
 }
 
 #[test]
-fn a_bad_target_seed_is_a_usage_error_naming_the_path() {
+fn a_bad_target_seed_is_a_usage_error_naming_the_path_and_its_line() {
     let dir = tempfile::tempdir().expect("temp dir");
     let target = dir.path().join("bad.yaml");
     std::fs::write(
@@ -73,7 +73,7 @@ fn a_bad_target_seed_is_a_usage_error_naming_the_path() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(
-        stderr.contains("bad.yaml") && stderr.contains("workspace") && stderr.contains(".."),
+        stderr.contains("bad.yaml:4:") && stderr.contains("\"../escape.txt\": contains a `..`"),
         "{stderr}"
     );
 }

@@ -36,7 +36,7 @@ impl Layer for DirSpec {
 
 #[cfg(test)]
 mod tests {
-    use super::super::spec::{FileSpec, GitSpec};
+    use super::super::spec::{FileSpec, GitSpec, SeedPath};
     use super::*;
 
     fn text(spec: &DirSpec, path: &str) -> Option<String> {
@@ -44,6 +44,10 @@ mod tests {
             Some(FileSpec::Text(t)) => Some(t.clone()),
             _ => None,
         }
+    }
+
+    fn dirs(spec: &DirSpec) -> Vec<&str> {
+        spec.dirs.iter().map(SeedPath::as_str).collect()
     }
 
     #[test]
@@ -75,7 +79,7 @@ mod tests {
             merged.symlinks.get("l").map(String::as_str),
             Some("keep.txt")
         );
-        assert_eq!(merged.dirs, vec!["a", "shared", "b"]);
+        assert_eq!(dirs(&merged), ["a", "shared", "b"]);
         assert_eq!(
             merged.git.as_ref().and_then(|g| g.branch.as_deref()),
             Some("base")
@@ -96,12 +100,25 @@ mod tests {
     }
 
     #[test]
+    fn two_spellings_of_one_path_are_one_entry() {
+        let base: DirSpec =
+            serde_saphyr::from_str("files: { ./conf//hub.toml: default }\ndirs: [a/]\n")
+                .expect("base");
+        let upper: DirSpec =
+            serde_saphyr::from_str("files: { conf/hub.toml: mine }\ndirs: [./a]\n").expect("upper");
+        let merged = upper.layered_over(&base);
+        assert_eq!(merged.files.len(), 1);
+        assert_eq!(text(&merged, "conf/hub.toml").as_deref(), Some("mine"));
+        assert_eq!(dirs(&merged), ["a"]);
+    }
+
+    #[test]
     fn an_empty_seed_changes_nothing_either_way() {
         let base: DirSpec = serde_saphyr::from_str("files: { a: x }\ndirs: [d]\n").expect("base");
         let empty = DirSpec::default();
         let merged = empty.layered_over(&base);
         assert_eq!(text(&merged, "a").as_deref(), Some("x"));
-        assert_eq!(merged.dirs, vec!["d"]);
+        assert_eq!(dirs(&merged), ["d"]);
         let merged = base.layered_over(&empty);
         assert_eq!(text(&merged, "a").as_deref(), Some("x"));
     }

@@ -29,8 +29,8 @@ use mcp_conformance_lang::sandbox as spec;
 pub use describe::describe_path;
 pub use layer::Layer;
 pub use spec::{
-    CommitSpec, DirSpec, FileDetails, FileMode, FileSpec, GitSpec, MAX_GENERATED_BYTES,
-    SandboxSpec, SpecError,
+    CommitSpec, DirName, DirSpec, FileDetails, FileMode, FileSpec, GitSpec, MAX_GENERATED_BYTES,
+    SandboxSpec, SeedPath, SpecError,
 };
 
 /// The runner's `${...}` interpolation as seeding calls it: `(text, sandbox variables)` ->
@@ -93,7 +93,6 @@ pub enum SandboxError {
 impl From<SpecError> for SandboxError {
     fn from(error: SpecError) -> SandboxError {
         match error {
-            SpecError::BadPath { path, reason } => SandboxError::BadPath { path, reason },
             SpecError::BadSpec { path, message } => SandboxError::BadSpec { path, message },
         }
     }
@@ -201,18 +200,17 @@ impl Sandbox {
         seeder.seed_dir(&self.state, "state", &spec.state)?;
         seeder.seed_dir(&self.home, "home", &spec.home)?;
         for (name, dir_spec) in &spec.dirs {
-            let path = self.root.join("dirs").join(name);
+            let path = self.root.join("dirs").join(name.as_str());
             seeder.seed_dir(&path, &format!("dirs.{name}"), dir_spec)?;
         }
         Ok(())
     }
 
-    fn ensure_named_dir(&mut self, name: &str) -> Result<(), SandboxError> {
-        spec::check_dir_name(name)?;
-        if !self.dirs.contains_key(name) {
-            let path = self.root.join("dirs").join(name);
+    fn ensure_named_dir(&mut self, name: &DirName) -> Result<(), SandboxError> {
+        if !self.dirs.contains_key(name.as_str()) {
+            let path = self.root.join("dirs").join(name.as_str());
             seed::create_area(&path)?;
-            self.dirs.insert(name.to_owned(), path);
+            self.dirs.insert(name.to_string(), path);
         }
         Ok(())
     }

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use super::SandboxError;
-use super::spec::{DirSpec, FileSpec, GitSpec, clean_relative, decode_base64};
+use super::spec::{DirSpec, FileSpec, GitSpec, decode_base64};
 
 /// Mode of seeded files without an explicit `mode`, set explicitly so results do not depend on
 /// the umask of whoever runs the suite.
@@ -71,21 +71,21 @@ impl Seeder<'_> {
         }
         for path in &spec.dirs {
             let shown = format!("{area}/{path}");
-            let rel = clean_relative(path, &shown)?;
-            ensure_dirs(base, &rel, &shown)?;
+            let rel = path.as_path();
+            ensure_dirs(base, rel, &shown)?;
         }
         for (path, file) in &spec.files {
             let shown = format!("{area}/{path}");
-            let rel = clean_relative(path, &shown)?;
+            let rel = path.as_path();
             let content = self.file_content(file, &shown)?;
             let mode = file.mode().map_or(DEFAULT_FILE_MODE, |m| m.bits());
-            write_file(base, &rel, &shown, &content, mode)?;
+            write_file(base, rel, &shown, &content, mode)?;
         }
         for (path, target) in &spec.symlinks {
             let shown = format!("{area}/{path}");
-            let rel = clean_relative(path, &shown)?;
+            let rel = path.as_path();
             let target = self.expand(target, &shown)?;
-            make_symlink(base, &rel, &shown, &target)?;
+            make_symlink(base, rel, &shown, &target)?;
         }
         Ok(())
     }
@@ -131,22 +131,16 @@ impl Seeder<'_> {
             self.git(base, 0, ["config", "--local", key.as_str(), value.as_str()])?;
         }
         for (index, commit) in git.commits.iter().enumerate() {
-            let mut paths: Vec<PathBuf> = Vec::new();
+            let mut paths: Vec<&Path> = Vec::new();
             for (path, content) in &commit.files {
                 let shown = format!("{area}/{path} (commit #{})", index + 1);
-                let rel = clean_relative(path, &shown)?;
+                let rel = path.as_path();
                 match content {
                     Some(text) => {
                         let bytes = self.expand(text, &shown)?.into_bytes();
-                        write_file(
-                            base,
-                            &rel,
-                            &shown,
-                            &Content::Bytes(bytes),
-                            DEFAULT_FILE_MODE,
-                        )?;
+                        write_file(base, rel, &shown, &Content::Bytes(bytes), DEFAULT_FILE_MODE)?;
                     }
-                    None => delete_path(base, &rel, &shown)?,
+                    None => delete_path(base, rel, &shown)?,
                 }
                 paths.push(rel);
             }
@@ -174,17 +168,11 @@ impl Seeder<'_> {
         let last = git.commits.len();
         for (path, content) in &git.staged {
             let shown = format!("{area}/{path} (staged)");
-            let rel = clean_relative(path, &shown)?;
+            let rel = path.as_path();
             match content {
                 Some(text) => {
                     let bytes = self.expand(text, &shown)?.into_bytes();
-                    write_file(
-                        base,
-                        &rel,
-                        &shown,
-                        &Content::Bytes(bytes),
-                        DEFAULT_FILE_MODE,
-                    )?;
+                    write_file(base, rel, &shown, &Content::Bytes(bytes), DEFAULT_FILE_MODE)?;
                     self.git(
                         base,
                         last,
@@ -209,8 +197,8 @@ impl Seeder<'_> {
                             rel.as_os_str(),
                         ],
                     )?;
-                    if base.join(&rel).symlink_metadata().is_ok() {
-                        delete_path(base, &rel, &shown)?;
+                    if base.join(rel).symlink_metadata().is_ok() {
+                        delete_path(base, rel, &shown)?;
                     }
                 }
             }

@@ -6,7 +6,7 @@
 
 pub use super::steps::RawStep;
 use crate::duration::Span;
-use crate::sandbox::DirSpec;
+use crate::sandbox::{DirName, DirSpec};
 use indexmap::IndexMap;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -73,7 +73,7 @@ pub struct RawScenario {
     pub home: DirSpec,
     /// Extra named folders, visible as `${dirs.NAME}`.
     #[serde(default)]
-    pub dirs: BTreeMap<String, DirSpec>,
+    pub dirs: BTreeMap<DirName, DirSpec>,
     /// What to do, in order.
     #[schemars(with = "Vec<RawStep>")]
     pub steps: Vec<Spanned<RawStep>>,

@@ -10,26 +10,18 @@
 mod forms;
 mod paths;
 
-pub use paths::{check_dir_name, clean_relative, decode_base64};
+pub use paths::{BadPath, DirName, SeedPath, decode_base64};
 
 use std::collections::BTreeMap;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-/// What [`SandboxSpec::validate`] and the path helpers refuse. The engine turns it into its own
-/// sandbox error, variant for variant and with the same messages.
+/// What [`SandboxSpec::validate`] refuses (paths are refused earlier, when they are parsed into
+/// a [`SeedPath`] or a [`DirName`]). The engine turns it into its own sandbox error, with the
+/// same message.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SpecError {
-    /// A seeding path is unusable: empty, absolute or containing `..`, or a bad folder name.
-    /// `path` is shown as `<area>/<path>`, e.g. `workspace/../x`.
-    #[error("bad sandbox path {path:?}: {reason}")]
-    BadPath {
-        /// The path as written in the scenario, prefixed with its area.
-        path: String,
-        /// What is wrong with it.
-        reason: String,
-    },
     /// A file spec is inconsistent (e.g. both `content` and `base64`, invalid base64), or a git
     /// branch or config key is unusable.
     #[error("bad sandbox file {path:?}: {message}")]
@@ -64,7 +56,7 @@ pub struct SandboxSpec {
     /// Extra named folders, created as `dirs/<name>/` and exposed as `${dirs.<name>}`.
     /// Names are a single path component (no `/`, not `.` or `..`).
     #[serde(default)]
-    pub dirs: BTreeMap<String, DirSpec>,
+    pub dirs: BTreeMap<DirName, DirSpec>,
 }
 
 /// The contents of one sandbox folder.
@@ -79,15 +71,15 @@ pub struct DirSpec {
     /// Files to write, keyed by path relative to the folder (no `..`, not absolute); missing
     /// parent folders are created.
     #[serde(default)]
-    pub files: BTreeMap<String, FileSpec>,
+    pub files: BTreeMap<SeedPath, FileSpec>,
     /// Empty folders to create, relative to the folder (parents are created too).
     #[serde(default)]
-    pub dirs: Vec<String>,
+    pub dirs: Vec<SeedPath>,
     /// Symbolic links to create: relative link path -> target. The target is taken literally
     /// (after `${...}` expansion) and may point anywhere, e.g. `../outside` or an absolute
     /// path, which is what escape tests need.
     #[serde(default)]
-    pub symlinks: BTreeMap<String, String>,
+    pub symlinks: BTreeMap<SeedPath, String>,
     /// Makes the folder a git repository with the given history and index.
     #[serde(default)]
     pub git: Option<GitSpec>,
@@ -146,7 +138,7 @@ pub struct GitSpec {
     /// Changes staged after the last commit: path -> new content (`${...}` expanded), or null to
     /// remove the file from the index and the working tree (`git rm --cached` + delete).
     #[serde(default)]
-    pub staged: BTreeMap<String, Option<String>>,
+    pub staged: BTreeMap<SeedPath, Option<String>>,
     /// Entries written with `git config` into the repository's own config before any commit,
     /// e.g. `core.fileMode: "false"`.
     #[serde(default)]
@@ -165,19 +157,18 @@ pub struct CommitSpec {
     /// Files changed by the commit: path -> content (`${...}` expanded), or null to delete the
     /// file (or folder) in this commit.
     #[serde(default)]
-    pub files: BTreeMap<String, Option<String>>,
+    pub files: BTreeMap<SeedPath, Option<String>>,
 }
 
 impl SandboxSpec {
-    /// Checks every path, folder name and file spec without touching the disk, so a scenario
-    /// loader can reject a bad scenario before any sandbox exists. The engine's seeding calls
-    /// it too.
+    /// Checks every file spec and git setting without touching the disk, so a scenario loader
+    /// can reject a bad scenario before any sandbox exists (its paths were checked when they
+    /// were parsed). The engine's seeding calls it too.
     pub fn validate(&self) -> Result<(), SpecError> {
         self.workspace.validate("workspace")?;
         self.state.validate("state")?;
         self.home.validate("home")?;
         for (name, dir) in &self.dirs {
-            check_dir_name(name)?;
             dir.validate(&format!("dirs.{name}"))?;
         }
         Ok(())
@@ -185,31 +176,16 @@ impl SandboxSpec {
 }
 
 impl DirSpec {
-    /// Checks this folder's paths and file specs; `area` names the folder in error messages.
+    /// Checks this folder's file specs and git settings; `area` names the folder in error
+    /// messages.
     pub fn validate(&self, area: &str) -> Result<(), SpecError> {
         for (path, file) in &self.files {
-            let shown = format!("{area}/{path}");
-            clean_relative(path, &shown)?;
             file.validate().map_err(|message| SpecError::BadSpec {
-                path: shown,
+                path: format!("{area}/{path}"),
                 message,
             })?;
         }
-        for path in &self.dirs {
-            clean_relative(path, &format!("{area}/{path}"))?;
-        }
-        for path in self.symlinks.keys() {
-            clean_relative(path, &format!("{area}/{path}"))?;
-        }
         if let Some(git) = &self.git {
-            for (index, commit) in git.commits.iter().enumerate() {
-                for path in commit.files.keys() {
-                    clean_relative(path, &format!("{area}/{path} (commit #{})", index + 1))?;
-                }
-            }
-            for path in git.staged.keys() {
-                clean_relative(path, &format!("{area}/{path} (staged)"))?;
-            }
             if let Some(branch) = &git.branch
                 && (branch.trim().is_empty() || branch.starts_with('-'))
             {
