@@ -1,5 +1,10 @@
-//! Measures approval create and consume with 10,000 records already stored (release build):
-//! `cargo run --release -p mcp-safety-core --example approval_bench [RECORDS] [PAYLOAD_BYTES]`.
+//! Measures the approval store's per-operation cost at several sizes, side by side (release
+//! build): `cargo run --release -p mcp-safety-core --example approval_bench [SIZES...]`
+//! (default `100 1000 10000`). For each size a fresh store is restored from an
+//! `approvals.json` of `SIZE - K` records (K = timed requests, at most 200), then K requests are
+//! created (the store ends at SIZE), approved (the operator's path), consumed, and their
+//! status read; each operation's median and p99 are printed, with the migration's time.
+//! A benchmark, not a test: it asserts nothing.
 
 use std::time::{Duration, Instant};
 
@@ -9,113 +14,152 @@ use mcp_safety_core::jail::Workspace;
 use mcp_safety_core::state::StateRoot;
 use serde_json::json;
 
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v[v.len() / 2]
+/// Payload size of every request, close to a small `write_file`.
+const PAYLOAD_BYTES: usize = 400;
+
+/// One timed operation on one request.
+type Step<'a> = dyn Fn(&str) -> Result<(), Box<dyn std::error::Error>> + 'a;
+
+struct Figures {
+    size: usize,
+    timed: usize,
+    migrate: Duration,
+    bytes: u64,
+    ops: Vec<(&'static str, Vec<Duration>)>,
 }
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let args: Vec<String> = std::env::args().collect();
-    let records: usize = args
-        .get(1)
-        .map(|s| s.parse())
-        .transpose()?
-        .unwrap_or(10_000);
-    let payload_bytes: usize = args.get(2).map(|s| s.parse()).transpose()?.unwrap_or(400);
+fn percentile(v: &[Duration], p: f64) -> Duration {
+    let mut v = v.to_vec();
+    v.sort();
+    let at = ((v.len() as f64 - 1.0) * p).round() as usize;
+    v[at.min(v.len() - 1)]
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.3}", d.as_secs_f64() * 1000.0)
+}
+
+fn measure(size: usize) -> Result<Figures, Box<dyn std::error::Error>> {
+    let timed = (size / 2).clamp(1, 200);
     let tmp = tempfile::tempdir()?;
     let ws_dir = tmp.path().join("ws");
     std::fs::create_dir_all(&ws_dir)?;
     let ws = Workspace::open(ws_dir.to_str().ok_or("utf8")?)?;
     let state_dir = tmp.path().join("state");
     let state = StateRoot::resolve(&ws, Some(state_dir.to_str().ok_or("utf8")?), &|_| None)?;
+    let payload = json!({"path": "notes.txt", "content": "x".repeat(PAYLOAD_BYTES)});
+
+    // One real record as the template of the restored ones.
+    let template = {
+        let scratch = tempfile::tempdir()?;
+        let scratch_state = StateRoot::resolve(
+            &ws,
+            Some(scratch.path().join("s").to_str().ok_or("utf8")?),
+            &|_| None,
+        )?;
+        let store = ApprovalStore::new(
+            &scratch_state,
+            SystemClock::shared(),
+            Duration::from_secs(3600),
+        );
+        serde_json::to_value(store.create(Operation::WriteFile, payload.clone(), "trace_fill")?)?
+    };
+    let records: Vec<_> = (0..size - timed)
+        .map(|i| {
+            let mut r = template.clone();
+            r["request_id"] = json!(format!("req_{i:032x}"));
+            r
+        })
+        .collect();
+    std::fs::write(
+        state.approvals_path(),
+        serde_json::to_vec(&json!({"version": 1, "records": records}))?,
+    )?;
     let store = ApprovalStore::new(&state, SystemClock::shared(), Duration::from_secs(3600));
-    let payload =
-        json!({"path": "notes.txt", "content": "x".repeat(payload_bytes), "expected_sha256": null});
+    let t = Instant::now();
+    store.stats()?;
+    let migrate = t.elapsed();
 
-    // Fill quickly by writing the file directly through the public API would take O(n^2);
-    // build it once and let the store read it.
-    let mut recs = Vec::new();
-    let first = store.create(Operation::WriteFile, payload.clone(), "trace_fill")?;
-    let template = serde_json::to_value(&first)?;
-    for i in 0..records.saturating_sub(16) {
-        let mut r = template.clone();
-        r["request_id"] = json!(format!("req_{i:032x}"));
-        recs.push(r);
-    }
-    recs.push(template);
-    let file = json!({"version": 1, "records": recs});
-    std::fs::write(state.approvals_path(), serde_json::to_vec(&file)?)?;
-    let bytes = std::fs::metadata(state.approvals_path())?.len();
-    if std::env::var_os("PROBE").is_some() {
-        probe(&state.approvals_path())?;
-    }
-
-    let mut creates = Vec::new();
-    let mut consumes = Vec::new();
     let mut ids = Vec::new();
-    for _ in 0..15 {
-        // The store holds `records - 15` before and `records` after the timed creates.
+    let mut creates = Vec::new();
+    for _ in 0..timed {
         let t = Instant::now();
         let r = store.create(Operation::WriteFile, payload.clone(), "trace_b")?;
         creates.push(t.elapsed());
-        store.approve(&r.request_id)?;
         ids.push(r.request_id);
     }
-    for id in &ids {
-        let t = Instant::now();
-        store.consume(id, Operation::WriteFile)?;
-        consumes.push(t.elapsed());
-    }
-    println!(
-        "records={records} file_bytes={bytes} create_median={:?} consume_median={:?}",
-        median(creates),
-        median(consumes)
-    );
-    Ok(())
+    let time_each = |f: &Step<'_>| {
+        ids.iter()
+            .map(|id| {
+                let t = Instant::now();
+                f(id).map(|()| t.elapsed())
+            })
+            .collect::<Result<Vec<_>, _>>()
+    };
+    let approves = time_each(&|id| Ok(store.approve(id).map(drop)?))?;
+    let consumes = time_each(&|id| Ok(store.consume(id, Operation::WriteFile).map(drop)?))?;
+    let statuses = time_each(&|id| Ok(store.status(id).map(drop)?))?;
+    Ok(Figures {
+        size,
+        timed,
+        migrate,
+        bytes: store.stats()?.bytes,
+        ops: vec![
+            ("create", creates),
+            ("approve", approves),
+            ("consume", consumes),
+            ("status", statuses),
+        ],
+    })
 }
 
-#[allow(dead_code)]
-fn probe(path: &std::path::Path) -> Result<(), Box<dyn std::error::Error>> {
-    let t = Instant::now();
-    let b = std::fs::read(path)?;
-    let read = t.elapsed();
-    let t = Instant::now();
-    let v: serde_json::Value = serde_json::from_slice(&b)?;
-    let parse = t.elapsed();
-    #[derive(serde::Deserialize)]
-    struct Raw<'a> {
-        #[allow(dead_code)]
-        version: u64,
-        #[serde(borrow)]
-        records: Vec<&'a serde_json::value::RawValue>,
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let sizes: Vec<usize> = match std::env::args()
+        .skip(1)
+        .map(|s| s.parse())
+        .collect::<Result<Vec<_>, _>>()?
+    {
+        v if v.is_empty() => vec![100, 1_000, 10_000],
+        v => v,
+    };
+    let figures = sizes
+        .into_iter()
+        .map(measure)
+        .collect::<Result<Vec<_>, _>>()?;
+    println!("approval store, {PAYLOAD_BYTES}-byte payloads; times in ms (median / p99)");
+    print!("{:<10}", "records");
+    for f in &figures {
+        print!("{:>22}", f.size);
     }
-    let t = Instant::now();
-    let raw: Raw<'_> = serde_json::from_slice(&b)?;
-    let scan = t.elapsed();
-    #[derive(serde::Deserialize)]
-    #[allow(dead_code)]
-    struct Rec<'a> {
-        request_id: &'a str,
-        status: &'a str,
-        #[serde(borrow)]
-        payload: &'a serde_json::value::RawValue,
+    println!();
+    for (row, op) in ["create", "approve", "consume", "status"]
+        .iter()
+        .enumerate()
+    {
+        print!("{op:<10}");
+        for f in &figures {
+            let v = &f.ops[row].1;
+            print!(
+                "{:>22}",
+                format!("{} / {}", ms(percentile(v, 0.5)), ms(percentile(v, 0.99)))
+            );
+        }
+        println!();
     }
-    let t = Instant::now();
-    for r in &raw.records {
-        let _x: Rec<'_> = serde_json::from_str(r.get())?;
+    print!("{:<10}", "timed");
+    for f in &figures {
+        print!("{:>22}", f.timed);
     }
-    let per = t.elapsed();
-    println!("raw_scan={scan:?} per_record_parse={per:?}");
-    let t = Instant::now();
-    let out = serde_json::to_vec(&v)?;
-    let ser = t.elapsed();
-    let t = Instant::now();
-    let p2 = path.with_extension("probe");
-    std::fs::write(&p2, &out)?;
-    let write = t.elapsed();
-    let t = Instant::now();
-    std::fs::File::open(&p2)?.sync_all()?;
-    let sync = t.elapsed();
-    println!("read={read:?} parse={parse:?} ser={ser:?} write={write:?} fsync={sync:?}");
+    println!();
+    print!("{:<10}", "migrate");
+    for f in &figures {
+        print!("{:>22}", ms(f.migrate));
+    }
+    println!();
+    print!("{:<10}", "bytes");
+    for f in &figures {
+        print!("{:>22}", f.bytes);
+    }
+    println!();
     Ok(())
 }

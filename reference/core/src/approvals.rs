@@ -1,11 +1,18 @@
-//! The approval store: expiring, single-use, human-approved requests in `approvals.json`.
+//! The approval store: expiring, single-use, human-approved requests.
 //!
-//! File format: `{"version":1,"records":[ApprovalRecord...]}` (compact JSON plus a newline),
-//! replaced atomically ([`crate::fsio::atomic_write`]). Every read-modify-write happens under
-//! the store's cross-process [`FileLock`], so concurrent servers and the admin CLI never lose
-//! an update and a request is consumed at most once. Read-only queries (`status`, `list`,
-//! `get_full`, dry-run `prune`) read the file without the lock: atomic replacement means they
-//! always see a complete version.
+//! Where they live: `approvals.sqlite3` in the state root (a SQLite database in write-ahead-log
+//! mode, with its `-wal` and `-shm` files while it is in use), one row per request holding the
+//! request's JSON record, the same text `approvals.json` held ([`db`] says why SQLite). An
+//! `approvals.json` found where no database exists yet (an earlier version's store, or an
+//! export being restored) is migrated once, atomically ([`migrate`]). The JSON form of the
+//! whole store is what an export writes and what the document's byte ceiling measures
+//! ([`legacy`]).
+//!
+//! Every change is one `BEGIN IMMEDIATE` transaction, so concurrent servers and the admin CLI
+//! never lose an update and a request is consumed at most once; its cost does not grow with
+//! the number of records (one indexed lookup, one row written, one durable log append).
+//! Read-only queries (`status`, `list`, `get_full`, `export`, dry-run `prune`) read one
+//! consistent snapshot and never wait for a writer.
 //!
 //! Expiry is lazy: a PENDING or APPROVED record whose `expires_at` is at or before "now" is
 //! *effectively* EXPIRED (with terminal time `expires_at`). Read-only queries compute that
@@ -13,22 +20,29 @@
 //! persists EXPIRED as part of its refusal, so a clock stepping backwards can never revive it.
 //!
 //! A malformed store fails closed with [`StoreError::Malformed`]; it is never reset.
-
+//!
 //! The module is split by job: `model` (the public record, status and view types), `stored`
-//! (the on-disk record form), `errors` (refusals and capacity limits), `io` (loading, locking
-//! and saving the file), `capacity` (creating requests within the ceilings), `queries`
-//! (read-only lookups), `transitions` (approve, reject, consume) and `prune` (maintenance).
+//! (the stored record form), `errors` (refusals and capacity limits), `db` (the database:
+//! opening, schema, rows), `migrate` (creating it, from `approvals.json` if there is one),
+//! `legacy` (the JSON form), `capacity` (creating requests within the ceilings), `queries`
+//! (read-only lookups and the export), `transitions` (approve, reject, consume) and `prune`
+//! (maintenance).
 
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
+
+use rusqlite::Connection;
 
 use crate::clock::{SharedClock, Timestamp};
 use crate::fsio::DEFAULT_LOCK_TIMEOUT;
 use crate::state::StateRoot;
 
 mod capacity;
+mod db;
 mod errors;
-mod io;
+mod legacy;
+mod migrate;
 mod model;
 mod prune;
 mod queries;
@@ -41,26 +55,27 @@ pub use prune::PruneReport;
 pub use queries::StoreStats;
 
 #[cfg(test)]
-use crate::fsio::{FileLock, atomic_write};
-#[cfg(test)]
-use io::{StoreFile, serialize};
-#[cfg(test)]
 use serde_json::Value;
-#[cfg(test)]
-use stored::StoredRecord;
 
 /// Most records the store may hold after adding one (exactly this many is allowed).
 pub const MAX_RECORDS: usize = 10_000;
-/// Most bytes of the final serialized store after adding one (exactly this many is allowed).
+/// Most bytes of the final serialized store after adding one (exactly this many is allowed):
+/// the size of the store's JSON form, `approvals.json` as an export writes it.
 pub const MAX_STORE_BYTES: usize = 16 * 1024 * 1024;
-/// The store format version.
+/// The store format version (of the JSON form and of the database's `store_meta.format`).
 pub const STORE_VERSION: u32 = 1;
 
 /// The approval store of one bound state root.
 #[derive(Clone)]
 pub struct ApprovalStore {
+    /// `approvals.sqlite3`.
     path: PathBuf,
+    /// `approvals.json`, migrated when no database exists yet.
+    legacy_path: PathBuf,
+    /// `approvals.lock`, held while the database is created or a migration finished.
     lock_path: PathBuf,
+    /// This process's connection, opened on first use and shared by clones.
+    db: Arc<Mutex<Option<Connection>>>,
     workspace_id: String,
     clock: SharedClock,
     ttl: Duration,
@@ -78,11 +93,14 @@ impl std::fmt::Debug for ApprovalStore {
 }
 
 impl ApprovalStore {
-    /// A store over `state`'s `approvals.json`; new requests live for `ttl`.
+    /// A store over `state`'s approval database; new requests live for `ttl`. Nothing is
+    /// opened until the first call.
     pub fn new(state: &StateRoot, clock: SharedClock, ttl: Duration) -> Self {
         ApprovalStore {
-            path: state.approvals_path(),
+            path: state.approvals_db_path(),
+            legacy_path: state.approvals_path(),
             lock_path: state.approvals_lock_path(),
+            db: Arc::new(Mutex::new(None)),
             workspace_id: state.workspace_id().to_string(),
             clock,
             ttl,
@@ -90,7 +108,7 @@ impl ApprovalStore {
         }
     }
 
-    /// Overrides how long mutating calls wait for the lock (default 10 s).
+    /// Overrides how long mutating calls wait for the store's write lock (default 10 s).
     pub fn with_lock_timeout(mut self, timeout: Duration) -> Self {
         self.lock_timeout = timeout;
         self
@@ -104,3 +122,6 @@ impl ApprovalStore {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod store_tests;

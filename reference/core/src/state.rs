@@ -1,7 +1,8 @@
 //! The trusted state root and its permanent binding to one workspace.
 //!
-//! The state root holds `workspace-binding.json`, `approvals.json` and `audit.jsonl` (plus
-//! lock files). It must live outside the workspace so the agent's filesystem tools can never
+//! The state root holds `workspace-binding.json`, the approval store (`approvals.sqlite3`; the
+//! document's `approvals.json` is its JSON form, migrated when found and written by an export)
+//! and `audit.jsonl` (plus lock files). It must live outside the workspace so the agent's filesystem tools can never
 //! read or forge approval state. On first valid use the directory is bound to the canonical
 //! workspace; every later use verifies the binding and fails closed if it names another
 //! workspace, so two workspaces can never share (and confuse) approvals.
@@ -16,8 +17,10 @@ use crate::jail::Workspace;
 
 /// File name of the binding record.
 pub const BINDING_FILE: &str = "workspace-binding.json";
-/// File name of the approval store.
+/// The document's file name for the approval store: its JSON form, migrated when found.
 pub const APPROVALS_FILE: &str = "approvals.json";
+/// The approval store's database (see `approvals`), beside its `-wal` and `-shm` files.
+pub const APPROVALS_DB_FILE: &str = "approvals.sqlite3";
 /// File name of the approval store's lock.
 pub const APPROVALS_LOCK_FILE: &str = "approvals.lock";
 /// File name of the audit log.
@@ -155,9 +158,15 @@ impl StateRoot {
         self.dir.join(BINDING_FILE)
     }
 
-    /// `approvals.json`.
+    /// `approvals.json`: the document's name for the store, migrated into the database when
+    /// found where no database exists yet.
     pub fn approvals_path(&self) -> PathBuf {
         self.dir.join(APPROVALS_FILE)
+    }
+
+    /// `approvals.sqlite3`, where the approval store lives.
+    pub fn approvals_db_path(&self) -> PathBuf {
+        self.dir.join(APPROVALS_DB_FILE)
     }
 
     /// `approvals.lock`.

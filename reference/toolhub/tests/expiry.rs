@@ -62,11 +62,11 @@ fn pending_and_approved_requests_expire() {
     assert_eq!(status(&hub, &approved), Outcome::ApprovalApproved);
 
     clock.advance(Duration::from_secs(1));
-    let before = std::fs::read(hub.state.approvals_path()).expect("store");
+    let before = hub.approvals.export().expect("store");
     assert_eq!(status(&hub, &pending), Outcome::ApprovalExpired);
     assert_eq!(status(&hub, &approved), Outcome::ApprovalExpired);
     assert_eq!(
-        std::fs::read(hub.state.approvals_path()).expect("store"),
+        hub.approvals.export().expect("store"),
         before,
         "request_status must not persist lazy expiry"
     );

@@ -54,12 +54,17 @@ pub enum StoreError {
         /// The current effective status.
         from: ApprovalStatus,
     },
-    /// The store file cannot be parsed; it is left untouched.
+    /// The store cannot be read as a store (not a database, corrupt, a record that is not a
+    /// request, a file to migrate that cannot be parsed); it is left untouched.
     #[error("approval store is malformed: {0}")]
     Malformed(String),
     /// The store has an unknown format version; it is left untouched.
     #[error("approval store has unsupported version {0}")]
     UnsupportedVersion(u64),
+    /// The state root holds two stores (an `approvals.json` beside the database that was not
+    /// migrated from it); neither is touched until the operator chooses.
+    #[error("approval store conflict: {0}")]
+    Conflict(String),
     /// The store lock could not be taken.
     #[error(transparent)]
     Lock(#[from] LockError),
@@ -78,6 +83,7 @@ impl StoreError {
             StoreError::InvalidTransition { .. } => "INVALID_TRANSITION",
             StoreError::Malformed(_) => "STORE_MALFORMED",
             StoreError::UnsupportedVersion(_) => "STORE_UNSUPPORTED_VERSION",
+            StoreError::Conflict(_) => "STORE_CONFLICT",
             StoreError::Lock(e) => e.code(),
             StoreError::Io(_) => "STORE_IO",
         }

@@ -32,35 +32,45 @@ impl ApprovalStore {
     /// EXPIRED or CONSUMED with terminal time at or before `now - older_than`, where a
     /// PENDING/APPROVED record already past `expires_at` counts as EXPIRED at `expires_at`.
     /// Still-valid PENDING/APPROVED records are never eligible. A dry run (`apply == false`)
-    /// reads without writing; `apply` re-reads and recomputes under the lock and writes only
-    /// if something is removed. Works on an over-limit store.
+    /// reads without writing; `apply` re-reads and recomputes in one write transaction (under
+    /// the store's write lock) and deletes only the eligible rows. Works on an over-limit store.
     pub fn prune(&self, older_than: Duration, apply: bool) -> Result<PruneReport, StoreError> {
-        let _lock = if apply { Some(self.lock()?) } else { None };
-        let (mut file, _) = self.load()?;
-        let now = self.clock.now();
-        let cutoff = now.saturating_sub(older_than);
-        let total = file.records.len();
-        let eligible_request_ids: Vec<String> = file
-            .records
-            .iter()
-            .filter(|r| self.prune_eligible(r, now, cutoff))
-            .map(|r| r.request_id.clone())
-            .collect();
-        let eligible = eligible_request_ids.len();
-        let mut removed = 0;
-        if apply && eligible > 0 {
-            file.retain(|r| !self.prune_eligible(r, now, cutoff));
-            removed = total - file.records.len();
-            self.save(&file)?;
-        }
-        Ok(PruneReport {
-            cutoff,
-            applied: apply,
-            total,
-            eligible,
-            removed,
-            kept: total - removed,
-            eligible_request_ids,
+        self.with_db(|conn| {
+            let tx = if apply {
+                self.write(conn)?
+            } else {
+                self.read(conn)?
+            };
+            let now = self.clock.now();
+            let cutoff = now.saturating_sub(older_than);
+            let rows = self.all(&tx)?;
+            let total = rows.len();
+            let eligible: Vec<(i64, String)> = rows
+                .into_iter()
+                .filter(|(_, r, _)| self.prune_eligible(r, now, cutoff))
+                .map(|(seq, r, _)| (seq, r.request_id))
+                .collect();
+            let mut removed = 0;
+            if apply && !eligible.is_empty() {
+                {
+                    let mut delete = tx
+                        .prepare("DELETE FROM approvals WHERE seq = ?1")
+                        .map_err(|e| self.sql(e))?;
+                    for (seq, _) in &eligible {
+                        removed += delete.execute([seq]).map_err(|e| self.sql(e))?;
+                    }
+                }
+                tx.commit().map_err(|e| self.sql(e))?;
+            }
+            Ok(PruneReport {
+                cutoff,
+                applied: apply,
+                total,
+                eligible: eligible.len(),
+                removed,
+                kept: total - removed,
+                eligible_request_ids: eligible.into_iter().map(|(_, id)| id).collect(),
+            })
         })
     }
 

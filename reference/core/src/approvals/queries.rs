@@ -1,8 +1,9 @@
-//! Read-only lookups: they never take the lock and never persist lazy expiry.
+//! Read-only lookups and the export: one consistent snapshot each; they never take the write
+//! lock and never persist lazy expiry.
 
 use serde::Serialize;
 
-use super::stored::StoredRecord;
+use super::legacy::{serialize, serialized_size};
 use super::{ApprovalRecord, ApprovalStore, ApprovalView, StoreError};
 
 /// Size of the store.
@@ -10,7 +11,8 @@ use super::{ApprovalRecord, ApprovalStore, ApprovalView, StoreError};
 pub struct StoreStats {
     /// Records (all workspaces).
     pub records: usize,
-    /// Bytes of the file (0 if absent).
+    /// Bytes of the store's serialized JSON form (what an export writes and the byte ceiling
+    /// measures).
     pub bytes: u64,
 }
 
@@ -25,32 +27,49 @@ impl ApprovalStore {
     /// The stored record WITH its payload (for the trusted operator display). Read-only; the
     /// stored `status` is returned as is (use [`ApprovalRecord::effective_status`]).
     pub fn get_full(&self, request_id: &str) -> Result<Option<ApprovalRecord>, StoreError> {
-        let (file, _) = self.load()?;
-        file.records
-            .iter()
-            .find(|r| r.request_id == request_id && r.workspace_id == self.workspace_id)
-            .map(StoredRecord::to_public)
-            .transpose()
+        self.with_db(|conn| {
+            let tx = self.read(conn)?;
+            self.find(&tx, request_id)?
+                .map(|row| row.record.to_public())
+                .transpose()
+        })
     }
 
     /// All requests of this workspace, in creation order, payload-free, effective status.
     pub fn list(&self) -> Result<Vec<ApprovalView>, StoreError> {
-        let now = self.clock.now();
-        let (file, _) = self.load()?;
-        Ok(file
-            .records
-            .iter()
-            .filter(|r| r.workspace_id == self.workspace_id)
-            .map(|r| r.view(now))
-            .collect())
+        self.with_db(|conn| {
+            let tx = self.read(conn)?;
+            let now = self.clock.now();
+            Ok(self
+                .all(&tx)?
+                .into_iter()
+                .filter(|(_, r, _)| r.workspace_id == self.workspace_id)
+                .map(|(_, r, _)| r.view(now))
+                .collect())
+        })
     }
 
-    /// Record count and file size.
+    /// Record count and the size of the serialized store, from the counts the store keeps.
     pub fn stats(&self) -> Result<StoreStats, StoreError> {
-        let (file, bytes) = self.load()?;
-        Ok(StoreStats {
-            records: file.records.len(),
-            bytes,
+        self.with_db(|conn| {
+            let tx = self.read(conn)?;
+            let counts = self.counts(&tx)?;
+            Ok(StoreStats {
+                records: usize::try_from(counts.records).unwrap_or(usize::MAX),
+                bytes: serialized_size(counts.records, counts.record_bytes),
+            })
+        })
+    }
+
+    /// The whole store (all workspaces) in its JSON form, `approvals.json` as the document
+    /// names it: `{"version":1,"records":[...]}` plus a newline, records in creation order,
+    /// from one consistent snapshot. An operator's backup; placed as `approvals.json` in a
+    /// state root without a database, it is migrated back at the next start.
+    pub fn export(&self) -> Result<Vec<u8>, StoreError> {
+        self.with_db(|conn| {
+            let tx = self.read(conn)?;
+            let rows = self.all(&tx)?;
+            Ok(serialize(rows.iter().map(|(_, _, text)| text.as_str())))
         })
     }
 }

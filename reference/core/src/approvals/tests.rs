@@ -2,23 +2,28 @@ use super::*;
 use crate::clock::{Clock, ManualClock};
 use crate::jail::Workspace;
 use serde_json::json;
-use std::os::unix::fs::MetadataExt;
 use std::sync::Arc;
 
-const T0: i64 = 1_800_000_000_000;
-const TTL: Duration = Duration::from_secs(600);
+pub(super) const T0: i64 = 1_800_000_000_000;
+pub(super) const TTL: Duration = Duration::from_secs(600);
 
-struct Env {
+pub(super) struct Env {
     _tmp: tempfile::TempDir,
-    state: StateRoot,
-    clock: Arc<ManualClock>,
-    store: ApprovalStore,
+    ws: std::path::PathBuf,
+    pub(super) state: StateRoot,
+    pub(super) clock: Arc<ManualClock>,
+    pub(super) store: ApprovalStore,
 }
 
-fn env() -> Env {
+pub(super) fn env() -> Env {
     let tmp = tempfile::tempdir().unwrap();
     let ws = tmp.path().join("ws");
     std::fs::create_dir_all(&ws).unwrap();
+    env_for(tmp, ws)
+}
+
+/// A fresh state root (in a temporary folder of its own) for `workspace`.
+pub(super) fn env_for(tmp: tempfile::TempDir, ws: std::path::PathBuf) -> Env {
     let w = Workspace::open(ws.to_str().unwrap()).unwrap();
     let state = StateRoot::resolve(
         &w,
@@ -30,17 +35,41 @@ fn env() -> Env {
     let store = ApprovalStore::new(&state, clock.clone(), TTL);
     Env {
         _tmp: tmp,
+        ws,
         state,
         clock,
         store,
     }
 }
 
-fn file_bytes(e: &Env) -> Option<Vec<u8>> {
-    std::fs::read(e.state.approvals_path()).ok()
+/// Another, fresh state root for `e`'s workspace (a restore target).
+pub(super) fn env_sharing_workspace(e: &Env) -> Env {
+    env_for(tempfile::tempdir().unwrap(), e.ws.clone())
 }
 
-fn synthetic(e: &Env, i: usize, status: ApprovalStatus, payload: Value) -> ApprovalRecord {
+/// The whole store in its JSON form: two equal snapshots mean nothing changed.
+pub(super) fn file_bytes(e: &Env) -> Option<Vec<u8>> {
+    e.state
+        .approvals_db_path()
+        .exists()
+        .then(|| e.store.export().unwrap())
+}
+
+/// The JSON form of `records`, as an earlier version's `approvals.json` or an export holds it.
+pub(super) fn json_form(records: &[ApprovalRecord]) -> Vec<u8> {
+    let texts: Vec<String> = records
+        .iter()
+        .map(|r| db::record_text(&stored::StoredRecord::from_public(r).unwrap()).unwrap())
+        .collect();
+    legacy::serialize(texts.iter().map(String::as_str))
+}
+
+pub(super) fn synthetic(
+    e: &Env,
+    i: usize,
+    status: ApprovalStatus,
+    payload: Value,
+) -> ApprovalRecord {
     let now = Timestamp::from_unix_millis(T0);
     ApprovalRecord {
         request_id: format!("req_{i:032x}"),
@@ -57,14 +86,14 @@ fn synthetic(e: &Env, i: usize, status: ApprovalStatus, payload: Value) -> Appro
     }
 }
 
-fn write_store(e: &Env, records: Vec<ApprovalRecord>) {
-    let f = StoreFile::new(
-        records
-            .iter()
-            .map(|r| StoredRecord::from_public(r).unwrap())
-            .collect(),
+/// A store holding `records`, restored the way an operator restores one: `approvals.json` in a
+/// state root without a database, migrated when the store is first used.
+pub(super) fn write_store(e: &Env, records: Vec<ApprovalRecord>) {
+    assert!(
+        !e.state.approvals_db_path().exists(),
+        "restore into a fresh root"
     );
-    atomic_write(&e.state.approvals_path(), &serialize(&f).unwrap()).unwrap();
+    std::fs::write(e.state.approvals_path(), json_form(&records)).unwrap();
 }
 
 #[test]
@@ -398,6 +427,7 @@ fn malformed_store_fails_closed_and_is_never_reset() {
         assert!(e.store.list().is_err());
         assert!(e.store.prune(Duration::ZERO, true).is_err());
         assert_eq!(std::fs::read(e.state.approvals_path()).unwrap(), bad);
+        assert!(!e.state.approvals_db_path().exists(), "no store made of it");
     }
     std::fs::write(e.state.approvals_path(), b"{\"version\":2,\"records\":[]}").unwrap();
     let err = e
@@ -486,11 +516,7 @@ fn byte_capacity_edges() {
             json!("x".repeat(payload_len)),
         );
         r.trace_id = "t".into();
-        serialize(&StoreFile::new(vec![
-            StoredRecord::from_public(&r).unwrap(),
-        ]))
-        .unwrap()
-        .len()
+        json_form(&[r]).len()
     };
     let base = probe_len(0);
     assert_eq!(probe_len(10), base + 10);
@@ -510,15 +536,13 @@ fn byte_capacity_edges() {
         ),
         "{err:?}"
     );
-    assert!(file_bytes(&e).is_none());
+    assert_eq!(e.store.stats().unwrap().records, 0);
     // Exactly at the limit: accepted.
     e.store
         .create(Operation::WriteFile, json!("x".repeat(fill)), "t")
         .unwrap();
-    assert_eq!(
-        std::fs::metadata(e.state.approvals_path()).unwrap().len(),
-        MAX_STORE_BYTES as u64
-    );
+    assert_eq!(e.store.stats().unwrap().bytes, MAX_STORE_BYTES as u64);
+    assert_eq!(e.store.export().unwrap().len(), MAX_STORE_BYTES);
     // Anything more: refused, byte-identical.
     let before = file_bytes(&e).unwrap();
     let err = e
@@ -630,7 +654,11 @@ fn lock_timeout_is_reported_and_changes_nothing() {
         .create(Operation::WriteFile, json!({}), "t")
         .unwrap();
     let before = file_bytes(&e).unwrap();
-    let held = FileLock::acquire(&e.state.approvals_lock_path(), Duration::from_secs(1)).unwrap();
+    // Another process's write transaction holds the store's write lock.
+    let mut other = rusqlite::Connection::open(e.state.approvals_db_path()).unwrap();
+    let held = other
+        .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+        .unwrap();
     let store = e.store.clone().with_lock_timeout(Duration::from_millis(30));
     let err = store
         .create(Operation::WriteFile, json!({}), "t")
@@ -679,27 +707,34 @@ fn serialized_shape() {
 }
 
 #[test]
-fn untouched_records_are_copied_verbatim() {
+fn the_export_is_the_json_form_and_restores_byte_for_byte() {
     let e = env();
     for i in 0..3 {
         e.store
             .create(
                 Operation::WriteFile,
-                json!({"i": i, "nested": {"b": 1, "a": 2}}),
+                json!({"i": i, "nested": {"b": 1, "a": "é"}}),
                 "t",
             )
             .unwrap();
     }
-    let bytes = file_bytes(&e).unwrap();
-    let (file, len) = e.store.load().unwrap();
-    assert_eq!(len as usize, bytes.len());
-    assert_eq!(serialize(&file).unwrap(), bytes);
-    // Same bytes as serializing every record afresh (one format, whichever path wrote it).
-    let fresh = StoreFile::new(file.records.clone());
-    assert_eq!(serialize(&fresh).unwrap(), bytes);
+    let id = e.store.list().unwrap()[1].request_id.clone();
+    e.store.approve(&id).unwrap();
+    let bytes = e.store.export().unwrap();
+    assert_eq!(e.store.stats().unwrap().bytes, bytes.len() as u64);
+    let v: Value = serde_json::from_slice(&bytes).unwrap();
+    assert_eq!(v["records"].as_array().unwrap().len(), 3);
+    assert!(bytes.ends_with(b"]}\n"));
+    // Restored into a fresh root of the same workspace: the same store, byte for byte.
+    let restored = env_sharing_workspace(&e);
+    std::fs::write(restored.state.approvals_path(), &bytes).unwrap();
+    assert_eq!(restored.store.export().unwrap(), bytes);
+    assert_eq!(
+        restored.store.status(&id).unwrap().unwrap().status,
+        ApprovalStatus::Approved
+    );
     // Payload key order is preserved.
-    let id = e.store.list().unwrap()[0].request_id.clone();
-    let full = e.store.get_full(&id).unwrap().unwrap();
+    let full = restored.store.get_full(&id).unwrap().unwrap();
     let keys: Vec<_> = full.payload["nested"]
         .as_object()
         .unwrap()
@@ -790,19 +825,19 @@ fn pruning_nothing_writes_nothing() {
     let e = env();
     let report = e.store.prune(Duration::ZERO, true).unwrap();
     assert_eq!((report.total, report.eligible, report.removed), (0, 0, 0));
-    assert_eq!(file_bytes(&e), None, "no store file is created by a prune");
     e.store
         .create(Operation::WriteFile, json!({}), "t")
         .unwrap();
-    let before = std::fs::metadata(e.state.approvals_path()).unwrap();
-    let before = (before.ino(), before.modified().unwrap());
+    let files = || {
+        ["", "-wal"].map(|suffix| {
+            let mut path = e.state.approvals_db_path().into_os_string();
+            path.push(suffix);
+            std::fs::read(path).unwrap()
+        })
+    };
+    let before = files();
     assert_eq!(e.store.prune(Duration::ZERO, true).unwrap().removed, 0);
-    let after = std::fs::metadata(e.state.approvals_path()).unwrap();
-    assert_eq!(
-        before,
-        (after.ino(), after.modified().unwrap()),
-        "not rewritten"
-    );
+    assert!(before == files(), "the database or its log was written");
 }
 
 #[test]
@@ -822,7 +857,8 @@ fn a_full_store_says_which_limit_in_words() {
 #[test]
 fn an_unreadable_store_is_an_error_and_an_unknown_version_is_named() {
     let e = env();
-    // A store that cannot be read is not an empty store (that would forget every approval).
+    // A store that cannot be read is not an empty store (that would forget every approval):
+    // here the `approvals.json` to migrate is a folder.
     std::fs::create_dir(e.state.approvals_path()).unwrap();
     assert!(
         e.store

@@ -1,4 +1,5 @@
-//! Lifecycle transitions under the lock: approve, reject and the single-use consume.
+//! Lifecycle transitions, each one write transaction: approve, reject and the single-use
+//! consume.
 
 use super::{ApprovalRecord, ApprovalStatus, ApprovalStore, ConsumeError, Operation, StoreError};
 
@@ -15,29 +16,32 @@ impl ApprovalStore {
     }
 
     fn decide(&self, request_id: &str, to: ApprovalStatus) -> Result<ApprovalRecord, StoreError> {
-        let _lock = self.lock()?;
-        let (mut file, _) = self.load()?;
-        let now = self.clock.now();
-        let idx = self.find(&file, request_id).ok_or(StoreError::NotFound)?;
-        let rec = file.touch(idx);
-        if rec.life().is_lazily_expired(now) {
-            rec.expire();
-            self.save(&file)?;
-            return Err(StoreError::Expired);
-        }
-        match rec.status {
-            ApprovalStatus::Pending => {}
-            ApprovalStatus::Expired => return Err(StoreError::Expired),
-            from => return Err(StoreError::InvalidTransition { from }),
-        }
-        rec.status = to;
-        rec.decided_at = Some(now);
-        if to.is_terminal() {
-            rec.terminal_at = Some(now);
-        }
-        let out = rec.to_public()?;
-        self.save(&file)?;
-        Ok(out)
+        self.with_db(|conn| {
+            let tx = self.write(conn)?;
+            let now = self.clock.now();
+            let mut row = self.find(&tx, request_id)?.ok_or(StoreError::NotFound)?;
+            let rec = &mut row.record;
+            if rec.life().is_lazily_expired(now) {
+                rec.expire();
+                self.update(&tx, row.seq, rec)?;
+                tx.commit().map_err(|e| self.sql(e))?;
+                return Err(StoreError::Expired);
+            }
+            match rec.status {
+                ApprovalStatus::Pending => {}
+                ApprovalStatus::Expired => return Err(StoreError::Expired),
+                from => return Err(StoreError::InvalidTransition { from }),
+            }
+            rec.status = to;
+            rec.decided_at = Some(now);
+            if to.is_terminal() {
+                rec.terminal_at = Some(now);
+            }
+            let out = rec.to_public()?;
+            self.update(&tx, row.seq, rec)?;
+            tx.commit().map_err(|e| self.sql(e))?;
+            Ok(out)
+        })
     }
 
     /// Atomically consumes an effectively APPROVED request of `operation`, returning it with
@@ -48,38 +52,43 @@ impl ApprovalStore {
         request_id: &str,
         operation: Operation,
     ) -> Result<ApprovalRecord, ConsumeError> {
-        let _lock = self.lock()?;
-        let (mut file, _) = self.load()?;
-        let now = self.clock.now();
-        let idx = self.find(&file, request_id).ok_or(ConsumeError::NotFound)?;
-        let rec = file.touch(idx);
-        if rec.operation != operation {
-            return Err(ConsumeError::OperationMismatch(Box::new(rec.view(now))));
-        }
-        if rec.life().is_lazily_expired(now) {
-            rec.expire();
-            let view = Box::new(rec.view(now));
-            self.save(&file)?;
-            return Err(ConsumeError::Expired(view));
-        }
-        match rec.status {
-            ApprovalStatus::Approved => {}
-            ApprovalStatus::Pending => {
-                return Err(ConsumeError::NotApproved(Box::new(rec.view(now))));
+        self.with_db(|conn| {
+            let tx = self.write(conn)?;
+            let now = self.clock.now();
+            let mut row = self.find(&tx, request_id)?.ok_or(ConsumeError::NotFound)?;
+            let rec = &mut row.record;
+            if rec.operation != operation {
+                return Err(ConsumeError::OperationMismatch(Box::new(rec.view(now))));
             }
-            ApprovalStatus::Rejected => {
-                return Err(ConsumeError::Rejected(Box::new(rec.view(now))));
+            if rec.life().is_lazily_expired(now) {
+                rec.expire();
+                let view = Box::new(rec.view(now));
+                self.update(&tx, row.seq, rec)?;
+                tx.commit().map_err(|e| self.sql(e))?;
+                return Err(ConsumeError::Expired(view));
             }
-            ApprovalStatus::Expired => return Err(ConsumeError::Expired(Box::new(rec.view(now)))),
-            ApprovalStatus::Consumed => {
-                return Err(ConsumeError::AlreadyConsumed(Box::new(rec.view(now))));
+            match rec.status {
+                ApprovalStatus::Approved => {}
+                ApprovalStatus::Pending => {
+                    return Err(ConsumeError::NotApproved(Box::new(rec.view(now))));
+                }
+                ApprovalStatus::Rejected => {
+                    return Err(ConsumeError::Rejected(Box::new(rec.view(now))));
+                }
+                ApprovalStatus::Expired => {
+                    return Err(ConsumeError::Expired(Box::new(rec.view(now))));
+                }
+                ApprovalStatus::Consumed => {
+                    return Err(ConsumeError::AlreadyConsumed(Box::new(rec.view(now))));
+                }
             }
-        }
-        rec.status = ApprovalStatus::Consumed;
-        rec.consumed_at = Some(now);
-        rec.terminal_at = Some(now);
-        let out = rec.to_public()?;
-        self.save(&file)?;
-        Ok(out)
+            rec.status = ApprovalStatus::Consumed;
+            rec.consumed_at = Some(now);
+            rec.terminal_at = Some(now);
+            let out = rec.to_public()?;
+            self.update(&tx, row.seq, rec)?;
+            tx.commit().map_err(|e| self.sql(e))?;
+            Ok(out)
+        })
     }
 }

@@ -1,0 +1,312 @@
+//! The store's database, `approvals.sqlite3` in the state root: opened once per process,
+//! created (or migrated from `approvals.json`) under the store's file lock, checked before use.
+//!
+//! Why SQLite: every change is one transaction that costs one durable append to the
+//! write-ahead log (`journal_mode=WAL`, `synchronous=FULL`), whatever the number of records,
+//! and the library brings the two properties the store rests on, tested far beyond what this
+//! project could test: a commit survives a crash or is absent as a whole, and `BEGIN IMMEDIATE`
+//! serializes writers across processes. Each record is kept as the same JSON text
+//! `approvals.json` held, so the serialized store the document's byte ceiling speaks of is the
+//! records' texts joined ([`super::legacy`]); triggers keep the record count and the texts'
+//! total size in `store_meta` in the same transaction as every change, including changes made
+//! by other programs (an operator's `sqlite3`), so the ceilings are checked without reading a
+//! record.
+
+use std::path::Path;
+use std::time::Duration;
+
+use rusqlite::{
+    Connection, ErrorCode, OpenFlags, OptionalExtension, Transaction, TransactionBehavior,
+};
+
+use super::stored::StoredRecord;
+use super::{ApprovalStore, STORE_VERSION, StoreError, migrate};
+use crate::fsio::{FileLock, LockError};
+
+/// The tables, the index and the triggers that keep the counts. `seq` is the creation order.
+pub(super) const SCHEMA: &str = "
+CREATE TABLE store_meta (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    format INTEGER NOT NULL,
+    records INTEGER NOT NULL,
+    record_bytes INTEGER NOT NULL,
+    migrated_from TEXT
+);
+CREATE TABLE approvals (
+    seq INTEGER PRIMARY KEY,
+    workspace_id TEXT NOT NULL,
+    request_id TEXT NOT NULL,
+    record TEXT NOT NULL,
+    UNIQUE (workspace_id, request_id)
+);
+CREATE TRIGGER approvals_counted_insert AFTER INSERT ON approvals BEGIN
+    UPDATE store_meta SET records = records + 1,
+        record_bytes = record_bytes + length(CAST(NEW.record AS BLOB)) WHERE id = 1;
+END;
+CREATE TRIGGER approvals_counted_update AFTER UPDATE OF record ON approvals BEGIN
+    UPDATE store_meta SET record_bytes = record_bytes - length(CAST(OLD.record AS BLOB))
+        + length(CAST(NEW.record AS BLOB)) WHERE id = 1;
+END;
+CREATE TRIGGER approvals_counted_delete AFTER DELETE ON approvals BEGIN
+    UPDATE store_meta SET records = records - 1,
+        record_bytes = record_bytes - length(CAST(OLD.record AS BLOB)) WHERE id = 1;
+END;
+";
+
+/// The record count and the total size of the records' JSON texts.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Counts {
+    pub(super) records: u64,
+    pub(super) record_bytes: u64,
+}
+
+/// One stored row: its position in creation order and its record.
+pub(super) struct Row {
+    pub(super) seq: i64,
+    pub(super) record: StoredRecord,
+}
+
+impl ApprovalStore {
+    /// Runs `f` on this process's connection, opening (and if need be creating or migrating)
+    /// the database first.
+    pub(super) fn with_db<T, E: From<StoreError>>(
+        &self,
+        f: impl FnOnce(&mut Connection) -> Result<T, E>,
+    ) -> Result<T, E> {
+        // A panic inside `f` rolls its transaction back (rusqlite's drop), so a poisoned
+        // connection is still a consistent one.
+        let mut slot = self.db.lock().unwrap_or_else(|p| p.into_inner());
+        if slot.is_none() {
+            *slot = Some(self.open()?);
+        }
+        let Some(conn) = slot.as_mut() else {
+            return Err(StoreError::Io("the store's connection was not opened".into()).into());
+        };
+        conn.busy_timeout(self.lock_timeout)
+            .map_err(|e| self.sql(e))?;
+        f(conn)
+    }
+
+    /// A write transaction: `BEGIN IMMEDIATE` takes the store's write lock up front (waiting
+    /// up to the lock timeout), so a read-check-write sequence is atomic across processes.
+    pub(super) fn write<'c>(
+        &self,
+        conn: &'c mut Connection,
+    ) -> Result<Transaction<'c>, StoreError> {
+        conn.transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(|e| self.sql(e))
+    }
+
+    /// A read transaction: one consistent snapshot, never blocked by a writer.
+    pub(super) fn read<'c>(&self, conn: &'c mut Connection) -> Result<Transaction<'c>, StoreError> {
+        conn.transaction_with_behavior(TransactionBehavior::Deferred)
+            .map_err(|e| self.sql(e))
+    }
+
+    /// The record of `request_id` in this workspace, if any.
+    pub(super) fn find(
+        &self,
+        tx: &Transaction<'_>,
+        request_id: &str,
+    ) -> Result<Option<Row>, StoreError> {
+        let found: Option<(i64, String)> = tx
+            .query_row(
+                "SELECT seq, record FROM approvals WHERE workspace_id = ?1 AND request_id = ?2",
+                (&self.workspace_id, request_id),
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()
+            .map_err(|e| self.sql(e))?;
+        found
+            .map(|(seq, text)| {
+                let record = parse_record(&text, (&self.workspace_id, request_id))?;
+                Ok(Row { seq, record })
+            })
+            .transpose()
+    }
+
+    /// Replaces the record of row `seq` (the triggers adjust the byte count).
+    pub(super) fn update(
+        &self,
+        tx: &Transaction<'_>,
+        seq: i64,
+        record: &StoredRecord,
+    ) -> Result<(), StoreError> {
+        let text = record_text(record)?;
+        tx.execute(
+            "UPDATE approvals SET record = ?1 WHERE seq = ?2",
+            (&text, seq),
+        )
+        .map_err(|e| self.sql(e))?;
+        Ok(())
+    }
+
+    /// The store's counts, read from `store_meta` (kept by the triggers).
+    pub(super) fn counts(&self, tx: &Transaction<'_>) -> Result<Counts, StoreError> {
+        let (records, record_bytes): (i64, i64) = tx
+            .query_row(
+                "SELECT records, record_bytes FROM store_meta WHERE id = 1",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .map_err(|e| self.sql(e))?;
+        match (u64::try_from(records), u64::try_from(record_bytes)) {
+            (Ok(records), Ok(record_bytes)) => Ok(Counts {
+                records,
+                record_bytes,
+            }),
+            _ => Err(StoreError::Malformed(format!(
+                "store_meta counts are negative ({records} records, {record_bytes} bytes)"
+            ))),
+        }
+    }
+
+    /// Every record, in creation order, with its stored text.
+    pub(super) fn all(
+        &self,
+        tx: &Transaction<'_>,
+    ) -> Result<Vec<(i64, StoredRecord, String)>, StoreError> {
+        let mut stmt = tx
+            .prepare("SELECT seq, workspace_id, request_id, record FROM approvals ORDER BY seq")
+            .map_err(|e| self.sql(e))?;
+        let rows = stmt
+            .query_map([], |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, String>(2)?,
+                    r.get::<_, String>(3)?,
+                ))
+            })
+            .map_err(|e| self.sql(e))?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (seq, workspace_id, request_id, text) = row.map_err(|e| self.sql(e))?;
+            let record = parse_record(&text, (&workspace_id, &request_id))?;
+            out.push((seq, record, text));
+        }
+        Ok(out)
+    }
+
+    /// Opens the database; creates it first (from `approvals.json` if there is one) when it
+    /// does not exist yet, under the store's file lock so two processes never both create it.
+    fn open(&self) -> Result<Connection, StoreError> {
+        if !exists(&self.path)? {
+            let _lock = FileLock::acquire(&self.lock_path, self.lock_timeout)?;
+            if !exists(&self.path)? {
+                migrate::create(&self.path, &self.legacy_path)?;
+            }
+        }
+        // No CREATE flag: a database that vanished is an error, never a new empty store.
+        let conn = Connection::open_with_flags(
+            &self.path,
+            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(|e| self.sql(e))?;
+        conn.busy_timeout(self.lock_timeout)
+            .map_err(|e| self.sql(e))?;
+        let mode: String = conn
+            .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
+            .map_err(|e| self.sql(e))?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            return Err(StoreError::Io(format!(
+                "the store cannot use a write-ahead log (journal mode {mode})"
+            )));
+        }
+        conn.execute_batch("PRAGMA synchronous = FULL;")
+            .map_err(|e| self.sql(e))?;
+        let format: Option<i64> = conn
+            .query_row("SELECT format FROM store_meta WHERE id = 1", [], |r| {
+                r.get(0)
+            })
+            .optional()
+            .map_err(|e| match self.sql(e) {
+                // No such table or column: a database, but not a store.
+                StoreError::Io(reason) => {
+                    StoreError::Malformed(format!("not an approval store ({reason})"))
+                }
+                other => other,
+            })?;
+        match format {
+            Some(f) if f == i64::from(STORE_VERSION) => {}
+            Some(f) => {
+                return Err(StoreError::UnsupportedVersion(
+                    u64::try_from(f).unwrap_or(0),
+                ));
+            }
+            None => {
+                return Err(StoreError::Malformed(
+                    "approvals.sqlite3 has no store_meta row".into(),
+                ));
+            }
+        }
+        if exists(&self.legacy_path)? {
+            let _lock = FileLock::acquire(&self.lock_path, self.lock_timeout)?;
+            migrate::finish(&conn, &self.legacy_path)?;
+        }
+        Ok(conn)
+    }
+
+    /// A SQLite failure as a store error: a busy database is the lock timeout, a file that is
+    /// not a database or is corrupt is malformed (and left as it is), anything else is I/O.
+    pub(super) fn sql(&self, e: rusqlite::Error) -> StoreError {
+        sql_error(e, self.lock_timeout)
+    }
+}
+
+/// See [`ApprovalStore::sql`].
+pub(super) fn sql_error(e: rusqlite::Error, waited: Duration) -> StoreError {
+    match e.sqlite_error_code() {
+        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => {
+            StoreError::Lock(LockError::Timeout {
+                waited_ms: u64::try_from(waited.as_millis()).unwrap_or(u64::MAX),
+            })
+        }
+        Some(ErrorCode::NotADatabase | ErrorCode::DatabaseCorrupt) => {
+            StoreError::Malformed(format!("approvals.sqlite3: {e}"))
+        }
+        Some(ErrorCode::ConstraintViolation) => {
+            StoreError::Malformed(format!("approvals.sqlite3: {e}"))
+        }
+        _ => match e {
+            rusqlite::Error::FromSqlConversionFailure(..)
+            | rusqlite::Error::InvalidColumnType(..) => {
+                StoreError::Malformed(format!("approvals.sqlite3: {e}"))
+            }
+            other => StoreError::Io(format!("approvals.sqlite3: {other}")),
+        },
+    }
+}
+
+/// Whether `path` exists (a permission error is an error, not "absent": an unreadable store is
+/// not an empty one).
+fn exists(path: &Path) -> Result<bool, StoreError> {
+    match std::fs::symlink_metadata(path) {
+        Ok(_) => Ok(true),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// A record's JSON text, as the store keeps it and `approvals.json` held it.
+pub(super) fn record_text(record: &StoredRecord) -> Result<String, StoreError> {
+    serde_json::to_string(record).map_err(|e| StoreError::Io(e.to_string()))
+}
+
+/// Parses a stored record; its ids must be the row's `(workspace_id, request_id)` (a row whose
+/// text names another request is malformed, not silently someone else's).
+pub(super) fn parse_record(
+    text: &str,
+    (workspace_id, request_id): (&str, &str),
+) -> Result<StoredRecord, StoreError> {
+    let record: StoredRecord = serde_json::from_str(text).map_err(|e| {
+        StoreError::Malformed(format!("the record of {request_id} is not a request: {e}"))
+    })?;
+    if record.workspace_id != workspace_id || record.request_id != request_id {
+        return Err(StoreError::Malformed(format!(
+            "the row of {request_id} holds the record of {}",
+            record.request_id
+        )));
+    }
+    Ok(record)
+}
