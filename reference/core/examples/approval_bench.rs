@@ -3,12 +3,14 @@
 //! (default `100 1000 10000`). For each size a fresh store is restored from an
 //! `approvals.json` of `SIZE - K` records (K = timed requests, at most 200), then K requests are
 //! created (the store ends at SIZE), approved (the operator's path), consumed, and their
-//! status read; each operation's median and p99 are printed, with the migration's time.
+//! status read, and K events are appended to an audit log of `SIZE - K` events; each
+//! operation's median and p99 are printed, with the migration's time.
 //! A benchmark, not a test: it asserts nothing.
 
 use std::time::{Duration, Instant};
 
 use mcp_safety_core::approvals::{ApprovalStore, Operation};
+use mcp_safety_core::audit::{AuditEvent, AuditLog};
 use mcp_safety_core::clock::SystemClock;
 use mcp_safety_core::jail::Workspace;
 use mcp_safety_core::state::StateRoot;
@@ -99,6 +101,18 @@ fn measure(size: usize) -> Result<Figures, Box<dyn std::error::Error>> {
     let approves = time_each(&|id| Ok(store.approve(id).map(drop)?))?;
     let consumes = time_each(&|id| Ok(store.consume(id, Operation::WriteFile).map(drop)?))?;
     let statuses = time_each(&|id| Ok(store.status(id).map(drop)?))?;
+    // The audit log beside it, holding SIZE - K events, then K appends.
+    let audit = AuditLog::new(&state, SystemClock::shared());
+    let line = format!(
+        "{}\n",
+        AuditEvent::new("bench", "shell.run", "trace_fill").to_line(store.now())
+    );
+    std::fs::write(state.audit_path(), line.repeat(size - timed))?;
+    let appends = time_each(&|id| {
+        Ok(audit
+            .append(&AuditEvent::new("bench", "shell.run", "trace_b").request_id(id))
+            .map(drop)?)
+    })?;
     Ok(Figures {
         size,
         timed,
@@ -109,6 +123,7 @@ fn measure(size: usize) -> Result<Figures, Box<dyn std::error::Error>> {
             ("approve", approves),
             ("consume", consumes),
             ("status", statuses),
+            ("audit", appends),
         ],
     })
 }

@@ -299,7 +299,8 @@ impl AuditLog {
     /// Keeps the newest `keep_last` complete events in their original order. Every non-blank
     /// line must be a JSON object, else [`AuditError::Malformed`] and nothing changes. Blank
     /// lines are ignored (and dropped on apply). A dry run (`apply == false`) only counts;
-    /// `apply` rewrites atomically under the audit lock (so no concurrent append is lost);
+    /// `apply` rewrites atomically under the audit lock (so no concurrent append is lost), and
+    /// only when something is dropped; appends never rewrite (one `O_APPEND` write each);
     /// `keep_last == 0` empties a valid log. A missing log is an empty one (nothing created).
     pub fn compact_keep_last(
         &self,
@@ -339,7 +340,11 @@ impl AuditLog {
                 out.push_str(line);
                 out.push('\n');
             }
-            atomic_write(&self.path, out.as_bytes())?;
+            // Nothing to drop (no event, no blank line): the log is left as it is, not
+            // rewritten.
+            if out.as_bytes() != bytes.as_slice() {
+                atomic_write(&self.path, out.as_bytes())?;
+            }
         }
         Ok(CompactReport {
             applied: apply,

@@ -35,7 +35,7 @@ pub const CONFIRM_WORD: &str = "APPROVE";
 #[command(
     name = "mcp-toolhub-admin",
     version,
-    about = "Trusted operator CLI for MCP ToolHub: list, approve, reject and prune approval requests and the audit log.",
+    about = "Trusted operator CLI for MCP ToolHub: list, approve, reject, export and prune approval requests and the audit log.",
     after_help = "Uses the same TOOLHUB_WORKSPACE_ROOT / TOOLHUB_STATE_ROOT as the server. `approve` asks you to type APPROVE; `reject` needs no confirmation. Prunes are dry runs unless --apply.",
     disable_help_subcommand = true
 )]
@@ -57,6 +57,17 @@ enum Command {
     Reject {
         /// The request id (req_...).
         request_id: String,
+    },
+    /// Write the whole approval store as approvals.json (a backup), to stdout or FILE.
+    ///
+    /// The JSON form the document names, every workspace's records with their payloads: keep
+    /// it private. With --output it is written atomically, readable only by you. To restore
+    /// it, stop ToolHub, move the state root's approvals.sqlite3* away and put the file there
+    /// as approvals.json: it is migrated at the next start.
+    Export {
+        /// Where to write it (default: stdout).
+        #[arg(long, value_name = "FILE")]
+        output: Option<std::path::PathBuf>,
     },
     /// Explicit maintenance of trusted state (dry run unless --apply).
     #[command(subcommand)]
@@ -128,6 +139,7 @@ fn run(
         Command::List => w(list(hub, out)?),
         Command::Approve { request_id } => approve(hub, &request_id, input, out),
         Command::Reject { request_id } => reject(hub, &request_id, out),
+        Command::Export { output } => export(hub, output.as_deref(), out),
         Command::Prune(Prune::Approvals {
             older_than_days,
             apply,
@@ -135,6 +147,17 @@ fn run(
         Command::Prune(Prune::Audit { keep_last, apply }) => {
             prune_audit(hub, keep_last, apply, out)
         }
+    }
+}
+
+fn export(hub: &Hub, output: Option<&std::path::Path>, out: &mut dyn Write) -> Result<(), Failure> {
+    let bytes = hub.approvals.export()?;
+    match output {
+        Some(path) => mcp_safety_core::fsio::atomic_write(path, &bytes)
+            .map_err(|e| Failure(format!("cannot write {}: {e}", path.display()))),
+        None => out
+            .write_all(&bytes)
+            .map_err(|e| Failure(format!("cannot write output: {e}"))),
     }
 }
 

@@ -10,6 +10,7 @@
 //! and left untouched; no database is created from it.
 
 use std::fs::File;
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, OptionalExtension};
@@ -47,6 +48,13 @@ pub(super) fn create(db: &Path, legacy: &Path) -> Result<(), StoreError> {
     ));
     let built = (|| {
         let sql = |e| sql_error(e, DEFAULT_LOCK_TIMEOUT);
+        // Created here, private (0600), so the database and the `-wal` and `-shm` files
+        // SQLite makes with the same mode are readable only by their owner.
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&tmp)?;
         let mut conn = Connection::open(&tmp).map_err(sql)?;
         conn.execute_batch(SCHEMA).map_err(sql)?;
         let tx = conn.transaction().map_err(sql)?;

@@ -222,3 +222,18 @@ fn a_row_that_does_not_hold_its_request_is_malformed() {
         "STORE_MALFORMED"
     );
 }
+
+#[test]
+fn the_database_is_private_to_its_owner() {
+    use std::os::unix::fs::PermissionsExt;
+    let e = env();
+    e.store
+        .create(Operation::WriteFile, json!({}), "t")
+        .unwrap();
+    for suffix in ["", "-wal", "-shm"] {
+        let mut path = e.state.approvals_db_path().into_os_string();
+        path.push(suffix);
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600, "approvals.sqlite3{suffix}");
+    }
+}

@@ -257,10 +257,18 @@ fn compaction_keep_last_edges() {
     let r = e.log.compact_keep_last(2, false).unwrap();
     assert_eq!((r.total, r.kept, r.removed, r.applied), (5, 2, 3, false));
     assert_eq!(std::fs::read(e.state.audit_path()).unwrap(), before);
-    // keep_last >= total keeps everything, byte-identical.
+    // keep_last >= total keeps everything, byte-identical and not rewritten.
+    let inode =
+        || std::os::unix::fs::MetadataExt::ino(&std::fs::metadata(e.state.audit_path()).unwrap());
+    let before_inode = inode();
     let r = e.log.compact_keep_last(5, true).unwrap();
     assert_eq!((r.kept, r.removed), (5, 0));
     assert_eq!(std::fs::read(e.state.audit_path()).unwrap(), before);
+    assert_eq!(
+        inode(),
+        before_inode,
+        "rewritten though nothing was dropped"
+    );
     let r = e.log.compact_keep_last(50, true).unwrap();
     assert_eq!((r.kept, r.removed), (5, 0));
     // Keep the newest 2, in original order.

@@ -205,6 +205,24 @@ impl Server {
     }
 }
 
+impl Server {
+    /// SIGKILLs the server now (no chance to clean up), reaps it, and returns every stdout line
+    /// it wrote that was not read yet.
+    pub fn kill_now(mut self) -> Vec<String> {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        drop(self.stdin.take());
+        // The reader thread ends at EOF, which the kill guarantees.
+        let mut rest = Vec::new();
+        while let Ok(line) = self.lines.recv_timeout(DEADLINE) {
+            rest.push(line);
+        }
+        rest
+    }
+}
+
 impl Drop for Server {
     fn drop(&mut self) {
         if let Some(mut child) = self.child.take() {
