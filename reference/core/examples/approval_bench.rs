@@ -147,10 +147,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         print!("{:>22}", f.size);
     }
     println!();
-    for (row, op) in ["create", "approve", "consume", "status"]
-        .iter()
-        .enumerate()
-    {
+    let names: Vec<&str> = figures
+        .first()
+        .map(|f| f.ops.iter().map(|(name, _)| *name).collect())
+        .unwrap_or_default();
+    for (row, op) in names.iter().enumerate() {
         print!("{op:<10}");
         for f in &figures {
             let v = &f.ops[row].1;
