@@ -8,6 +8,50 @@ use std::path::{Component, Path};
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::{Deserialize, Deserializer};
 
+/// What every checked text type here shares once its `TryFrom<&str>` says what it accepts:
+/// parsed from a `String` (so serde refuses a bad one where it is written, with its line),
+/// borrowed and shown as its text, and described to the JSON Schema by `$schema`.
+macro_rules! checked_text {
+    ($name:ident, $schema:expr) => {
+        impl TryFrom<String> for $name {
+            type Error = BadPath;
+
+            fn try_from(text: String) -> Result<$name, BadPath> {
+                $name::try_from(text.as_str())
+            }
+        }
+
+        impl Borrow<str> for $name {
+            fn borrow(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<$name, D::Error> {
+                let text = String::deserialize(deserializer)?;
+                $name::try_from(text).map_err(serde::de::Error::custom)
+            }
+        }
+
+        impl JsonSchema for $name {
+            fn schema_name() -> Cow<'static, str> {
+                stringify!($name).into()
+            }
+
+            fn json_schema(_: &mut SchemaGenerator) -> Schema {
+                $schema
+            }
+        }
+    };
+}
+
 /// A path inside one sandbox folder, as a scenario names a file, folder, symlink or git path to
 /// seed: relative, without `..`, not empty, no NUL byte. It is checked once, when the scenario is
 /// read (a bad one is refused with the line it is on), so seeding writes it without checking
@@ -72,46 +116,14 @@ impl TryFrom<&str> for SeedPath {
     }
 }
 
-impl TryFrom<String> for SeedPath {
-    type Error = BadPath;
-
-    fn try_from(path: String) -> Result<SeedPath, BadPath> {
-        SeedPath::try_from(path.as_str())
-    }
-}
-
-impl Borrow<str> for SeedPath {
-    fn borrow(&self) -> &str {
-        &self.0
-    }
-}
-
-impl fmt::Display for SeedPath {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl<'de> Deserialize<'de> for SeedPath {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<SeedPath, D::Error> {
-        let text = String::deserialize(deserializer)?;
-        SeedPath::try_from(text).map_err(serde::de::Error::custom)
-    }
-}
-
-impl JsonSchema for SeedPath {
-    fn schema_name() -> Cow<'static, str> {
-        "SeedPath".into()
-    }
-
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        json_schema!({
-            "type": "string",
-            "minLength": 1,
-            "description": "A path relative to its folder: not absolute, no `..` component."
-        })
-    }
-}
+checked_text!(
+    SeedPath,
+    json_schema!({
+        "type": "string",
+        "minLength": 1,
+        "description": "A path relative to its folder: not absolute, no `..` component."
+    })
+);
 
 /// The name of an extra sandbox folder: it becomes `dirs/<name>` and `${dirs.<name>}`, so it is
 /// one plain component (not empty, not `.` or `..`, no `/`), checked when the scenario is read.
@@ -148,46 +160,14 @@ impl TryFrom<&str> for DirName {
     }
 }
 
-impl TryFrom<String> for DirName {
-    type Error = BadPath;
-
-    fn try_from(name: String) -> Result<DirName, BadPath> {
-        DirName::try_from(name.as_str())
-    }
-}
-
-impl Borrow<str> for DirName {
-    fn borrow(&self) -> &str {
-        &self.0
-    }
-}
-
-impl fmt::Display for DirName {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl<'de> Deserialize<'de> for DirName {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<DirName, D::Error> {
-        let text = String::deserialize(deserializer)?;
-        DirName::try_from(text).map_err(serde::de::Error::custom)
-    }
-}
-
-impl JsonSchema for DirName {
-    fn schema_name() -> Cow<'static, str> {
-        "DirName".into()
-    }
-
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        json_schema!({
-            "type": "string",
-            "pattern": "^[^/]+$",
-            "description": "One folder name: not `.` or `..`, no `/`."
-        })
-    }
-}
+checked_text!(
+    DirName,
+    json_schema!({
+        "type": "string",
+        "pattern": "^[^/]+$",
+        "description": "One folder name: not `.` or `..`, no `/`."
+    })
+);
 
 /// Decodes standard base64 (`A-Z a-z 0-9 + /`), padding optional, ASCII whitespace ignored so
 /// long values can be folded in YAML. A tiny decoder here avoids a dependency for one field.
