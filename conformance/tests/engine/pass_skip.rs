@@ -1,0 +1,171 @@
+//! Scenarios that pass (`engine/protocol/`, `engine/pass/`, `engine/tools/`), and scenarios
+//! skipped with a reason (`engine/skip/`, engine scenarios on the plain fixture target).
+
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::process::Command;
+
+use crate::{
+    ENGINE, ENGINE_TARGET, FIXTURE_TARGET, TOOLS_TARGET, marked_position, run, run_as,
+    scenario_name, yaml_files,
+};
+
+#[test]
+fn protocol_level_scenarios_pass_against_the_repository_fixture_target() {
+    let files = yaml_files("protocol");
+    let o = run(FIXTURE_TARGET, &[&format!("{ENGINE}/protocol")], &[]);
+    assert_eq!(o.code, 0, "{}", o.dump());
+    assert!(o.not("passed").is_empty(), "{:#?}", o.not("passed"));
+    let mut names = o.names();
+    names.sort();
+    let mut expected: Vec<String> = files.iter().map(|f| scenario_name(f)).collect();
+    expected.sort();
+    assert_eq!(names, expected, "every scenario file ran");
+    assert_eq!(o.report["summary"]["passed"], files.len());
+    assert_eq!(o.report["target"], "fixture-legacy");
+}
+
+#[test]
+fn engine_scenarios_pass_against_the_engine_target() {
+    let files = yaml_files("pass");
+    let o = run(ENGINE_TARGET, &[&format!("{ENGINE}/pass")], &["-j", "2"]);
+    assert_eq!(o.code, 0, "{}", o.dump());
+    assert!(o.not("passed").is_empty(), "{:#?}", o.not("passed"));
+    assert_eq!(o.scenarios().len(), files.len());
+    for s in o.scenarios() {
+        assert!(s["failure"].is_null() && s["skip_reason"].is_null(), "{s}");
+        assert_eq!(s["suite"], "engine");
+        assert!(
+            s["tags"]
+                .as_array()
+                .is_some_and(|t| t.contains(&Value::from("engine"))),
+            "{s}"
+        );
+        let file = s["file"].as_str().unwrap_or("");
+        assert!(files.iter().any(|f| f == file), "file {file} as given");
+    }
+}
+
+/// Started with signals ignored (`nohup`, a CI runner's shell), the suite still starts what it
+/// runs with every signal at its default: a server's `SIGHUP` behaviour is the server's, not
+/// the invoking shell's.
+#[test]
+fn programs_start_with_default_signal_dispositions_under_an_ignoring_parent() {
+    let mut ignoring = Command::new("sh");
+    ignoring.args([
+        "-c",
+        "trap '' HUP INT QUIT TERM USR1 USR2; exec \"$0\" \"$@\"",
+        env!("CARGO_BIN_EXE_mcp-conformance"),
+    ]);
+    let o = run_as(
+        ignoring,
+        ENGINE_TARGET,
+        &[&format!("{ENGINE}/pass/signals.yaml")],
+        &[],
+    );
+    assert_eq!(o.code, 0, "{}", o.dump());
+    assert_eq!(o.report["summary"]["passed"], 1, "{}", o.dump());
+}
+
+#[test]
+fn tools_file_target_pass_skip_and_fail() {
+    let o = run(TOOLS_TARGET, &[&format!("{ENGINE}/tools")], &[]);
+    assert_eq!(o.code, 1, "{}", o.dump());
+    assert_eq!(o.report["target"], "engine-tools");
+    let ok = o.scenario("engine/tools/custom-tools");
+    assert_eq!(ok["status"], "passed", "{}", o.dump());
+
+    let skipped = o.scenario("engine/tools/requires-admin");
+    assert_eq!(skipped["status"], "skipped");
+    assert_eq!(
+        skipped["skip_reason"],
+        "target engine-tools lacks knob(s): admin"
+    );
+    assert!(skipped["failure"].is_null());
+
+    // An `admin` step implies the need for an operator command: skipped, not an error.
+    let admin = o.scenario("engine/tools/admin-missing");
+    assert_eq!(admin["status"], "skipped");
+    assert_eq!(
+        admin["skip_reason"],
+        "target engine-tools has no operator command (the scenario has admin steps)"
+    );
+
+    let broken = &o.scenario("engine/tools/bad-tools-file")["failure"];
+    assert_eq!(broken["kind"], "assertion");
+    assert!(
+        broken["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("the server closed its stdout")),
+        "{broken}"
+    );
+    assert!(
+        broken["stderr_tail"]
+            .as_array()
+            .is_some_and(|t| t.iter().any(|l| l
+                .as_str()
+                .is_some_and(|l| l.contains("`tools` must be a list")))),
+        "the server's stderr explains the exit: {broken}"
+    );
+    let (line, column) = marked_position(&format!("{ENGINE}/tools/bad-tools-file.yaml"));
+    assert_eq!(broken["position"]["line"], line);
+    assert_eq!(broken["position"]["column"], column);
+}
+
+#[test]
+fn scenarios_needing_missing_knobs_or_suites_are_skipped_with_a_reason() {
+    let o = run(ENGINE_TARGET, &[&format!("{ENGINE}/skip")], &[]);
+    assert_eq!(o.code, 0, "skips do not fail a run: {}", o.dump());
+    let reasons: BTreeMap<String, String> = o
+        .scenarios()
+        .iter()
+        .map(|s| {
+            assert_eq!(s["status"], "skipped", "{s}");
+            assert_eq!(s["duration_ms"], 0);
+            (
+                s["name"].as_str().unwrap_or("?").to_owned(),
+                s["skip_reason"].as_str().unwrap_or("").to_owned(),
+            )
+        })
+        .collect();
+    let expected: BTreeMap<String, String> = [
+        (
+            "engine/skip/requires-missing-knob",
+            "target engine lacks knob(s): engine_missing_knob",
+        ),
+        (
+            "engine/skip/server-knob-missing",
+            "target engine lacks knob(s): engine_other_missing",
+        ),
+        (
+            "engine/skip/suite-not-claimed",
+            "target engine does not claim suite engine-unclaimed",
+        ),
+    ]
+    .into_iter()
+    .map(|(a, b)| (a.to_owned(), b.to_owned()))
+    .collect();
+    assert_eq!(reasons, expected);
+    assert_eq!(o.report["summary"]["skipped"], 3);
+    let last = o.stdout.lines().last().unwrap_or("");
+    assert_eq!(last, "0 passed, 0 failed, 3 skipped");
+    for name in expected.keys() {
+        assert!(
+            o.stdout.contains(&format!("skipped {name}: ")),
+            "the human report names the skip:\n{}",
+            o.stdout
+        );
+    }
+}
+
+#[test]
+fn engine_scenarios_are_skipped_on_the_plain_fixture_target() {
+    let o = run(FIXTURE_TARGET, &[&format!("{ENGINE}/pass/admin.yaml")], &[]);
+    assert_eq!(o.code, 0, "{}", o.dump());
+    let s = o.scenario("engine/admin");
+    assert_eq!(s["status"], "skipped");
+    assert_eq!(
+        s["skip_reason"],
+        "target fixture-legacy does not claim suite engine"
+    );
+}
