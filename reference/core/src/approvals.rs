@@ -6,7 +6,7 @@
 //! `approvals.json` found where no database exists yet (an earlier version's store, or an
 //! export being restored) is migrated once, atomically ([`migrate`]). The JSON form of the
 //! whole store is what an export writes and what the document's byte ceiling measures
-//! ([`legacy`]).
+//! ([`json_form`]).
 //!
 //! Every change is one `BEGIN IMMEDIATE` transaction, so concurrent servers and the admin CLI
 //! never lose an update and a request is consumed at most once; its cost does not grow with
@@ -24,7 +24,7 @@
 //! The module is split by job: `model` (the public record, status and view types), `stored`
 //! (the stored record form), `errors` (refusals and capacity limits), `db` (the database:
 //! opening, schema, rows), `migrate` (creating it, from `approvals.json` if there is one),
-//! `legacy` (the JSON form), `capacity` (creating requests within the ceilings), `queries`
+//! `json_form` (the JSON form), `capacity` (creating requests within the ceilings), `queries`
 //! (read-only lookups and the export), `transitions` (approve, reject, consume) and `prune`
 //! (maintenance).
 
@@ -41,7 +41,7 @@ use crate::state::StateRoot;
 mod capacity;
 mod db;
 mod errors;
-mod legacy;
+mod json_form;
 mod migrate;
 mod model;
 mod prune;
@@ -71,7 +71,7 @@ pub struct ApprovalStore {
     /// `approvals.sqlite3`.
     path: PathBuf,
     /// `approvals.json`, migrated when no database exists yet.
-    legacy_path: PathBuf,
+    json_path: PathBuf,
     /// `approvals.lock`, held while the database is created or a migration finished.
     lock_path: PathBuf,
     /// This process's connection, opened on first use and shared by clones.
@@ -98,7 +98,7 @@ impl ApprovalStore {
     pub fn new(state: &StateRoot, clock: SharedClock, ttl: Duration) -> Self {
         ApprovalStore {
             path: state.approvals_db_path(),
-            legacy_path: state.approvals_path(),
+            json_path: state.approvals_path(),
             lock_path: state.approvals_lock_path(),
             db: Arc::new(Mutex::new(None)),
             workspace_id: state.workspace_id().to_string(),

@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use super::db::record_text;
-use super::legacy::serialized_size;
+use super::json_form::serialized_size;
 use super::stored::StoredRecord;
 use super::{
     ApprovalRecord, ApprovalStatus, ApprovalStore, CapacityLimit, MAX_RECORDS, MAX_STORE_BYTES,

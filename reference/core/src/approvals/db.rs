@@ -7,7 +7,7 @@
 //! project could test: a commit survives a crash or is absent as a whole, and `BEGIN IMMEDIATE`
 //! serializes writers across processes. Each record is kept as the same JSON text
 //! `approvals.json` held, so the serialized store the document's byte ceiling speaks of is the
-//! records' texts joined ([`super::legacy`]); triggers keep the record count and the texts'
+//! records' texts joined ([`super::json_form`]); triggers keep the record count and the texts'
 //! total size in `store_meta` in the same transaction as every change, including changes made
 //! by other programs (an operator's `sqlite3`), so the ceilings are checked without reading a
 //! record.
@@ -194,7 +194,7 @@ impl ApprovalStore {
         if !exists(&self.path)? {
             let _lock = FileLock::acquire(&self.lock_path, self.lock_timeout)?;
             if !exists(&self.path)? {
-                migrate::create(&self.path, &self.legacy_path)?;
+                migrate::create(&self.path, &self.json_path)?;
             }
         }
         // No CREATE flag: a database that vanished is an error, never a new empty store.
@@ -240,9 +240,9 @@ impl ApprovalStore {
                 ));
             }
         }
-        if exists(&self.legacy_path)? {
+        if exists(&self.json_path)? {
             let _lock = FileLock::acquire(&self.lock_path, self.lock_timeout)?;
-            migrate::finish(&conn, &self.legacy_path)?;
+            migrate::finish(&conn, &self.json_path)?;
         }
         Ok(conn)
     }

@@ -16,29 +16,29 @@ use std::path::{Path, PathBuf};
 use rusqlite::{Connection, OptionalExtension};
 
 use super::db::{SCHEMA, record_text, sql_error};
-use super::{STORE_VERSION, StoreError, legacy};
+use super::{STORE_VERSION, StoreError, json_form};
 use crate::digest::sha256_hex;
 use crate::fsio::DEFAULT_LOCK_TIMEOUT;
 
 /// Where a migrated `approvals.json` of SHA-256 `digest` is kept:
 /// `approvals.json.migrated-<first 16 hex digits>`, so a later migration (after a restore)
 /// never replaces the copy an earlier one kept.
-pub(super) fn migrated_path(legacy: &Path, digest: &str) -> PathBuf {
-    let mut name = legacy.as_os_str().to_owned();
+pub(super) fn migrated_path(json: &Path, digest: &str) -> PathBuf {
+    let mut name = json.as_os_str().to_owned();
     name.push(format!(".migrated-{}", digest.get(..16).unwrap_or(digest)));
     PathBuf::from(name)
 }
 
 /// Creates the database at `db` (which does not exist; the caller holds the store's lock),
-/// holding the records of `legacy` if that file exists.
-pub(super) fn create(db: &Path, legacy: &Path) -> Result<(), StoreError> {
-    let source = match std::fs::read(legacy) {
+/// holding the records of `json` if that file exists.
+pub(super) fn create(db: &Path, json: &Path) -> Result<(), StoreError> {
+    let source = match std::fs::read(json) {
         Ok(bytes) => Some(bytes),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => return Err(e.into()),
     };
     let records = match &source {
-        Some(bytes) => legacy::parse(bytes)?,
+        Some(bytes) => json_form::parse(bytes)?,
         None => Vec::new(),
     };
     let dir = db.parent().unwrap_or(Path::new("."));
@@ -97,15 +97,15 @@ pub(super) fn create(db: &Path, legacy: &Path) -> Result<(), StoreError> {
         return Err(e);
     }
     if let Some(bytes) = &source {
-        set_aside(legacy, &sha256_hex(bytes), dir)?;
+        set_aside(json, &sha256_hex(bytes), dir)?;
     }
     Ok(())
 }
 
 /// `approvals.json` exists beside an open database: the rest of an interrupted migration when
 /// it is the file the database was built from, refused otherwise.
-pub(super) fn finish(conn: &Connection, legacy: &Path) -> Result<(), StoreError> {
-    let bytes = match std::fs::read(legacy) {
+pub(super) fn finish(conn: &Connection, json: &Path) -> Result<(), StoreError> {
+    let bytes = match std::fs::read(json) {
         Ok(bytes) => bytes,
         // Set aside by another process meanwhile.
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
@@ -122,8 +122,8 @@ pub(super) fn finish(conn: &Connection, legacy: &Path) -> Result<(), StoreError>
         .flatten();
     let digest = sha256_hex(&bytes);
     if from.as_deref() == Some(digest.as_str()) {
-        let dir = legacy.parent().unwrap_or(Path::new("."));
-        return set_aside(legacy, &digest, dir);
+        let dir = json.parent().unwrap_or(Path::new("."));
+        return set_aside(json, &digest, dir);
     }
     Err(StoreError::Conflict(
         "approvals.json is beside approvals.sqlite3 and is not the file the store was migrated \
@@ -134,8 +134,8 @@ pub(super) fn finish(conn: &Connection, legacy: &Path) -> Result<(), StoreError>
 }
 
 /// Renames the migrated `approvals.json` out of the way, durably.
-fn set_aside(legacy: &Path, digest: &str, dir: &Path) -> Result<(), StoreError> {
-    std::fs::rename(legacy, migrated_path(legacy, digest))?;
+fn set_aside(json: &Path, digest: &str, dir: &Path) -> Result<(), StoreError> {
+    std::fs::rename(json, migrated_path(json, digest))?;
     File::open(dir)?.sync_all()?;
     Ok(())
 }

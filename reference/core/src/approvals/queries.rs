@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use super::legacy::{serialize, serialized_size};
+use super::json_form::{serialize, serialized_size};
 use super::{ApprovalRecord, ApprovalStore, ApprovalView, StoreError};
 
 /// Size of the store.

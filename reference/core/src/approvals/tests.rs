@@ -61,7 +61,7 @@ pub(super) fn json_form(records: &[ApprovalRecord]) -> Vec<u8> {
         .iter()
         .map(|r| db::record_text(&stored::StoredRecord::from_public(r).unwrap()).unwrap())
         .collect();
-    legacy::serialize(texts.iter().map(String::as_str))
+    json_form::serialize(texts.iter().map(String::as_str))
 }
 
 pub(super) fn synthetic(
