@@ -22,8 +22,9 @@
 //! A malformed store fails closed with [`StoreError::Malformed`]; it is never reset.
 //!
 //! The module is split by job: `model` (the public record, status and view types), `stored`
-//! (the stored record form), `errors` (refusals and capacity limits), `db` (the database:
-//! opening, schema, rows), `migrate` (creating it, from `approvals.json` if there is one),
+//! (the stored record form), `errors` (refusals and capacity limits), `schema` (the
+//! database's tables and the conversions shared below `db` and `migrate`), `db` (the database:
+//! opening, transactions, rows), `migrate` (creating it, from `approvals.json` if there is one),
 //! `json_form` (the JSON form), `capacity` (creating requests within the ceilings), `queries`
 //! (read-only lookups and the export), `transitions` (approve, reject, consume) and `prune`
 //! (maintenance).
@@ -46,6 +47,7 @@ mod migrate;
 mod model;
 mod prune;
 mod queries;
+mod schema;
 mod stored;
 mod transitions;
 

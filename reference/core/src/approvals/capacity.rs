@@ -4,8 +4,8 @@
 
 use serde_json::Value;
 
-use super::db::record_text;
 use super::json_form::serialized_size;
+use super::schema::record_text;
 use super::stored::StoredRecord;
 use super::{
     ApprovalRecord, ApprovalStatus, ApprovalStore, CapacityLimit, MAX_RECORDS, MAX_STORE_BYTES,

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, OptionalExtension};
 
-use super::db::{SCHEMA, record_text, sql_error};
+use super::schema::{SCHEMA, record_text, sql_error};
 use super::{STORE_VERSION, StoreError, json_form};
 use crate::digest::sha256_hex;
 use crate::fsio::DEFAULT_LOCK_TIMEOUT;

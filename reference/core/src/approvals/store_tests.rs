@@ -166,7 +166,7 @@ fn a_database_that_is_not_a_store_fails_closed_and_is_left_alone() {
     let db = rusqlite::Connection::open(e.state.approvals_db_path()).unwrap();
     db.execute_batch("CREATE TABLE unrelated (x);").unwrap();
     assert_eq!(e.store.list().unwrap_err().code(), "STORE_MALFORMED");
-    db.execute_batch(db::SCHEMA).unwrap();
+    db.execute_batch(schema::SCHEMA).unwrap();
     db.execute(
         "INSERT INTO store_meta (id, format, records, record_bytes) VALUES (1, 2, 0, 0)",
         [],

@@ -59,7 +59,7 @@ pub(super) fn file_bytes(e: &Env) -> Option<Vec<u8>> {
 pub(super) fn json_form(records: &[ApprovalRecord]) -> Vec<u8> {
     let texts: Vec<String> = records
         .iter()
-        .map(|r| db::record_text(&stored::StoredRecord::from_public(r).unwrap()).unwrap())
+        .map(|r| schema::record_text(&stored::StoredRecord::from_public(r).unwrap()).unwrap())
         .collect();
     json_form::serialize(texts.iter().map(String::as_str))
 }
