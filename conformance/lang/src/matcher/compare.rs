@@ -2,7 +2,7 @@
 //! exactly (`1 == 1.0`, but 2^53 + 1 is not 2^53), `$exact`'s deep equality reported at the
 //! first difference.
 
-use super::eval::{Outcome, descend, fail};
+use super::fail::{Outcome, descend, fail};
 use super::path::Path;
 use super::text::describe;
 use serde_json::{Number, Value};

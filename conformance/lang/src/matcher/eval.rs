@@ -6,7 +6,7 @@
 
 use super::compare::{exact, num_cmp, scalar_eq};
 use super::compile::{Bound, Kind, Node, Op};
-pub(super) use super::fail::{Outcome, descend, fail, keep_closest, with_context};
+use super::fail::{Outcome, descend, fail, keep_closest, with_context};
 use super::path::Path;
 use super::text::{compact, describe, key_list, type_name};
 use super::unordered::unordered;
@@ -334,7 +334,7 @@ fn eval_op(node: &Node, op: &Op, actual: Option<&Value>, path: &Path<'_>) -> Out
                 format!("`$each` needs an array or an object, got {}", describe(v)),
             ),
         },
-        Op::Unordered(items) => unordered(node, items, v, path),
+        Op::Unordered(items) => unordered(node, items, v, path, eval),
         Op::Schema(check) => match check.check(v) {
             Ok(()) => Ok(()),
             Err(e) => fail(path, src, Some(v), format!("`$schema`: {e}")),

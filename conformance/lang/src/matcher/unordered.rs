@@ -2,14 +2,24 @@
 //! matching (augmenting paths), so no valid assignment is missed.
 
 use super::compile::Node;
-use super::eval::{Outcome, descend, eval, fail, keep_closest, with_context};
+use super::fail::{Outcome, descend, fail, keep_closest, with_context};
 use super::path::Path;
 use super::text::describe;
 use serde_json::Value;
 
+/// How one element is matched against one pattern: the evaluator itself, passed in by its
+/// caller (`eval`), so this module needs nothing of the module that calls it.
+pub(super) type Eval = fn(&Node, Option<&Value>, &Path<'_>) -> Outcome;
+
 /// `$unordered`: same length, and a one-to-one assignment of patterns to elements exists.
 /// The assignment is a bipartite matching (augmenting paths), so no valid order is missed.
-pub(super) fn unordered(node: &Node, items: &[Node], v: &Value, path: &Path<'_>) -> Outcome {
+pub(super) fn unordered(
+    node: &Node,
+    items: &[Node],
+    v: &Value,
+    path: &Path<'_>,
+    eval: Eval,
+) -> Outcome {
     let src = &node.source;
     let Value::Array(elems) = v else {
         return fail(
