@@ -54,9 +54,6 @@ pub(super) fn sql_error(e: rusqlite::Error, waited: Duration) -> StoreError {
         Some(ErrorCode::NotADatabase | ErrorCode::DatabaseCorrupt) => {
             StoreError::Malformed(format!("approvals.sqlite3: {e}"))
         }
-        Some(ErrorCode::ConstraintViolation) => {
-            StoreError::Malformed(format!("approvals.sqlite3: {e}"))
-        }
         _ => match e {
             rusqlite::Error::FromSqlConversionFailure(..)
             | rusqlite::Error::InvalidColumnType(..) => {
