@@ -234,3 +234,31 @@ fn the_database_is_private_to_its_owner() {
         assert_eq!(mode, 0o600, "approvals.sqlite3{suffix}");
     }
 }
+
+/// An `approvals.json` that holds one request twice is not migrated: it is malformed, and the
+/// file stays as it was.
+#[test]
+fn an_approvals_json_holding_a_request_twice_is_refused() {
+    let e = env();
+    let record = synthetic(&e, 3, ApprovalStatus::Pending, json!(null));
+    let twice = json_form(&[record.clone(), record]);
+    std::fs::write(e.state.approvals_path(), &twice).unwrap();
+    let err = e.store.list().unwrap_err();
+    assert_eq!(err.code(), "STORE_MALFORMED", "{err:?}");
+    assert!(err.to_string().contains("twice"), "{err}");
+    assert_eq!(std::fs::read(e.state.approvals_path()).unwrap(), twice);
+    assert!(!e.state.approvals_db_path().exists());
+}
+
+/// Beside an existing database, an `approvals.json` that cannot be read is an error, not a
+/// file to overlook.
+#[test]
+fn an_unreadable_approvals_json_beside_the_database_is_an_error() {
+    let e = env();
+    e.store
+        .create(Operation::WriteFile, json!({}), "t")
+        .unwrap();
+    std::fs::create_dir(e.state.approvals_path()).unwrap();
+    let fresh = ApprovalStore::new(&e.state, e.clock.clone(), Duration::from_secs(600));
+    assert!(fresh.list().is_err());
+}
