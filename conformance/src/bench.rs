@@ -8,6 +8,7 @@ use crate::model::{self, FileError};
 use crate::process::Invocation;
 use crate::runner::{TargetCtx, context::build_invocation, create_sandbox, run_scenario_observed};
 use crate::sandbox::{Sandbox, SandboxSpec};
+use crate::say::say;
 use crate::session::Session;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -181,7 +182,7 @@ async fn bench_calls(args: &BenchArgs, tctx: &TargetCtx) -> Result<Value, String
     let tool_args: Value =
         serde_json::from_str(&args.args).map_err(|e| format!("--args is not JSON: {e}"))?;
     let (_sandbox, inv) = server_invocation(tctx)?;
-    println!("target {} ({})", tctx.target.name, inv.display());
+    say!("target {} ({})", tctx.target.name, inv.display());
 
     let mut spawns = Vec::with_capacity(args.spawns);
     for _ in 0..args.spawns {
@@ -219,19 +220,19 @@ async fn bench_calls(args: &BenchArgs, tctx: &TargetCtx) -> Result<Value, String
     let spawn_stats = Stats::of(&spawns);
     let call_stats = Stats::of(&calls);
     if let Some(s) = spawn_stats {
-        println!("spawn to initialize   {}", s.line());
+        say!("spawn to initialize   {}", s.line());
     }
     if let Some(s) = call_stats {
-        println!("{tool} round trip  {}", s.line());
+        say!("{tool} round trip  {}", s.line());
     }
-    println!(
+    say!(
         "server RSS: idle {}, after calls {}, peak {}",
         kib(idle_rss),
         kib(end_rss),
         kib(peak_rss)
     );
     if errors > 0 {
-        println!("{errors} calls answered with an error or isError");
+        say!("{errors} calls answered with an error or isError");
     }
     Ok(json!({
         "target": tctx.target.name,
@@ -260,9 +261,9 @@ async fn bench_scenario(tctx: &TargetCtx, file: &std::path::Path) -> Result<Valu
         &mut |step| timings.push(step),
     )
     .await;
-    println!("      time   server RSS / peak RSS after the step   step");
+    say!("      time   server RSS / peak RSS after the step   step");
     for t in &timings {
-        println!(
+        say!(
             "{:>10.3} ms  {:>9} / {:<9}  {}:{}  {}",
             t.duration.as_secs_f64() * 1000.0,
             kib(t.server_rss_kib),

@@ -26,6 +26,7 @@ pub mod sandbox;
 mod bench;
 mod fixture;
 mod probe;
+mod say;
 mod session;
 mod sources;
 mod sweep;

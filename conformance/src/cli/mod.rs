@@ -7,6 +7,7 @@ mod targets;
 use crate::model::{self, FileError};
 use crate::report::{Reporter, console::Console, files::ReportFiles, human::HumanReporter};
 use crate::runner::{self, RunOptions};
+use crate::say::{say, say_part};
 use clap::{Parser, Subcommand};
 use std::collections::BTreeSet;
 use std::io::IsTerminal;
@@ -349,7 +350,7 @@ fn init_target(args: InitTargetArgs) -> ExitCode {
         },
     };
     let Some(path) = &args.output else {
-        print!("{text}");
+        say_part!("{text}");
         return ExitCode::SUCCESS;
     };
     if path.exists() && !args.force {
@@ -377,8 +378,8 @@ fn list(args: ListArgs) -> ExitCode {
             .into_iter()
             .map(|(suite, n)| format!("{suite} ({n})"))
             .collect();
-        println!("built-in suites: {}", suites.join(", "));
-        println!(
+        say!("built-in suites: {}", suites.join(", "));
+        say!(
             "built-in targets: {}",
             crate::builtin::target_names().join(", ")
         );
@@ -406,7 +407,7 @@ fn list(args: ListArgs) -> ExitCode {
             .and_then(|t| runner::skip_reason(t, s))
             .map(|r| format!("  (skipped: {r})"))
             .unwrap_or_default();
-        println!(
+        say!(
             "{}  [{}]  {}  {}{}",
             s.name,
             s.suite,
@@ -417,7 +418,7 @@ fn list(args: ListArgs) -> ExitCode {
     };
     if targets.len() > 1 {
         for (tctx, mine) in assign(targets, &scenarios, None) {
-            println!("target {} ({} scenarios):", tctx.target.name, mine.len());
+            say!("target {} ({} scenarios):", tctx.target.name, mine.len());
             for s in &mine {
                 print(s, Some(&tctx));
             }
@@ -427,7 +428,7 @@ fn list(args: ListArgs) -> ExitCode {
             print(s, targets.first());
         }
     }
-    println!("{} scenarios", scenarios.len());
+    say!("{} scenarios", scenarios.len());
     ExitCode::SUCCESS
 }
 
@@ -465,7 +466,7 @@ fn validate(paths: Vec<PathBuf>) -> ExitCode {
         }
     }
     if errors.is_empty() {
-        println!("{checked} files valid");
+        say!("{checked} files valid");
         ExitCode::SUCCESS
     } else {
         print_errors(&errors);
@@ -494,7 +495,7 @@ fn schema(kind: SchemaKind) -> ExitCode {
     };
     match serde_json::to_string_pretty(&schema) {
         Ok(text) => {
-            println!("{text}");
+            say!("{text}");
             ExitCode::SUCCESS
         }
         Err(e) => {

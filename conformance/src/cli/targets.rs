@@ -2,6 +2,7 @@
 //! files are the one list of the reference servers: the smoke test, the interop check and CI
 //! read it from here instead of keeping lists of their own.
 
+use crate::say::say;
 use std::process::ExitCode;
 
 use serde_json::{Value, json};
@@ -67,10 +68,10 @@ pub fn targets(args: TargetsArgs) -> ExitCode {
         }));
     }
     if args.json {
-        println!("{}", Value::Array(listed));
+        say!("{}", Value::Array(listed));
     } else {
         for t in &listed {
-            println!("{}", t["name"].as_str().unwrap_or_default());
+            say!("{}", t["name"].as_str().unwrap_or_default());
         }
     }
     ExitCode::SUCCESS

@@ -10,6 +10,7 @@
 mod common;
 
 mod builtin;
+mod closed_stdout;
 mod help;
 mod report_files;
 mod run;
