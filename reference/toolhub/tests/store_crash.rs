@@ -130,7 +130,8 @@ fn approve_then_kill(sb: &Sandbox, id: &str, delay: Duration) -> bool {
 type Tally = BTreeMap<&'static str, usize>;
 
 /// How long each operation takes here when nothing kills it: the kill moments are drawn from
-/// zero to twice it, so kills land before, during and after each commit.
+/// zero to twice it (four times for a consume, so some kills land after its command ran), so
+/// kills land before, during and after each commit.
 struct Windows {
     create: u64,
     approve: u64,
@@ -161,7 +162,7 @@ fn measure_windows() -> Windows {
     Windows {
         create: create * 2,
         approve: approve * 2,
-        consume: consume * 2,
+        consume: consume * 4,
     }
 }
 
