@@ -124,6 +124,3 @@ impl ApprovalStore {
 
 #[cfg(test)]
 mod tests;
-
-#[cfg(test)]
-mod store_tests;

@@ -3,7 +3,6 @@
 
 use serde_json::json;
 
-use super::tests::{env, json_form, synthetic, write_store};
 use super::*;
 
 /// After every kind of change, the kept counts equal what a full recount of the JSON form
