@@ -37,8 +37,9 @@ pub fn atomic_write(path: &Path, bytes: &[u8]) -> io::Result<()> {
 }
 
 /// The directory of `path` (`.` for a bare name) and a temporary name in it, `suffix` making it
-/// unique: the rename must stay within one directory, and so one filesystem.
-fn temp_beside<'a>(path: &'a Path, suffix: &str) -> io::Result<(&'a Path, PathBuf)> {
+/// unique: the rename must stay within one directory, and so one filesystem. The approval
+/// store builds its database under such a name too.
+pub(crate) fn temp_beside<'a>(path: &'a Path, suffix: &str) -> io::Result<(&'a Path, PathBuf)> {
     let dir = path
         .parent()
         .filter(|d| !d.as_os_str().is_empty())

@@ -230,6 +230,15 @@ fn create_private_dir_all(p: &Path) -> Result<(), ConfigError> {
         .map_err(|e| ConfigError::StateRootIo(io_reason(&e)))
 }
 
+/// For the tests of the modules that keep state: the state root `<dir>/state`, bound to the
+/// existing workspace folder `workspace`.
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+pub(crate) fn test_root(dir: &Path, workspace: &Path) -> StateRoot {
+    let ws = crate::jail::Workspace::open(workspace.to_str().unwrap()).unwrap();
+    StateRoot::resolve(&ws, Some(dir.join("state").to_str().unwrap()), &|_| None).unwrap()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -44,11 +44,9 @@ impl ApprovalStore {
         // A panic inside `f` rolls its transaction back (rusqlite's drop), so a poisoned
         // connection is still a consistent one.
         let mut slot = self.db.lock().unwrap_or_else(|p| p.into_inner());
-        if slot.is_none() {
-            *slot = Some(self.open()?);
-        }
-        let Some(conn) = slot.as_mut() else {
-            return Err(StoreError::Io("the store's connection was not opened".into()).into());
+        let conn = match slot.take() {
+            Some(conn) => slot.insert(conn),
+            None => slot.insert(self.open()?),
         };
         conn.busy_timeout(self.lock_timeout)
             .map_err(|e| self.sql(e))?;

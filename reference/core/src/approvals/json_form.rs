@@ -10,14 +10,12 @@ use serde_json::value::RawValue;
 use super::stored::StoredRecord;
 use super::{STORE_VERSION, StoreError};
 
-/// Everything before the first record.
-const HEADER_PREFIX: &str = "{\"version\":";
 /// Everything after the last record.
-pub(super) const TAIL: &str = "]}\n";
+const TAIL: &str = "]}\n";
 
-/// `{"version":1,"records":[`.
-pub(super) fn header() -> String {
-    format!("{HEADER_PREFIX}{STORE_VERSION},\"records\":[")
+/// Everything before the first record: `{"version":1,"records":[`.
+fn header() -> String {
+    format!("{{\"version\":{STORE_VERSION},\"records\":[")
 }
 
 /// The size of the serialized store holding `records` records whose JSON texts total

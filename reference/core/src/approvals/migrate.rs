@@ -18,7 +18,7 @@ use rusqlite::{Connection, OptionalExtension};
 use super::schema::{SCHEMA, record_text, sql_error};
 use super::{STORE_VERSION, StoreError, json_form};
 use crate::digest::sha256_hex;
-use crate::fsio::DEFAULT_LOCK_TIMEOUT;
+use crate::fsio::{DEFAULT_LOCK_TIMEOUT, temp_beside};
 
 /// Where a migrated `approvals.json` of SHA-256 `digest` is kept:
 /// `approvals.json.migrated-<first 16 hex digits>`, so a later migration (after a restore)
@@ -41,11 +41,7 @@ pub(super) fn create(db: &Path, json: &Path) -> Result<(), StoreError> {
         Some(bytes) => json_form::parse(bytes)?,
         None => Vec::new(),
     };
-    let dir = db.parent().unwrap_or(Path::new("."));
-    let tmp = dir.join(format!(
-        ".approvals.sqlite3.{}.tmp",
-        crate::ids::random_hex(8)?
-    ));
+    let (dir, tmp) = temp_beside(db, &crate::ids::random_hex(8)?)?;
     let built = (|| {
         let sql = |e| sql_error(e, DEFAULT_LOCK_TIMEOUT);
         // Created here, private (0600), so the database and the `-wal` and `-shm` files

@@ -1,6 +1,5 @@
 use super::*;
 use crate::clock::ManualClock;
-use crate::jail::Workspace;
 use serde_json::json;
 use std::fs::OpenOptions;
 use std::sync::Arc;
@@ -16,13 +15,7 @@ fn env() -> Env {
     let tmp = tempfile::tempdir().unwrap();
     let ws = tmp.path().join("ws");
     std::fs::create_dir_all(&ws).unwrap();
-    let w = Workspace::open(ws.to_str().unwrap()).unwrap();
-    let state = StateRoot::resolve(
-        &w,
-        Some(tmp.path().join("state").to_str().unwrap()),
-        &|_| None,
-    )
-    .unwrap();
+    let state = crate::state::test_root(tmp.path(), &ws);
     let clock = ManualClock::shared(Timestamp::from_unix_millis(1_800_000_000_000));
     let log = AuditLog::new(&state, clock.clone());
     Env {

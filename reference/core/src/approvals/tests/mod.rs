@@ -10,7 +10,6 @@ mod stored_form;
 
 use super::*;
 use crate::clock::{Clock, ManualClock};
-use crate::jail::Workspace;
 use std::sync::Arc;
 
 const T0: i64 = 1_800_000_000_000;
@@ -33,13 +32,7 @@ fn env() -> Env {
 
 /// A fresh state root (in a temporary folder of its own) for `workspace`.
 fn env_for(tmp: tempfile::TempDir, ws: std::path::PathBuf) -> Env {
-    let w = Workspace::open(ws.to_str().unwrap()).unwrap();
-    let state = StateRoot::resolve(
-        &w,
-        Some(tmp.path().join("state").to_str().unwrap()),
-        &|_| None,
-    )
-    .unwrap();
+    let state = crate::state::test_root(tmp.path(), &ws);
     let clock = ManualClock::shared(Timestamp::from_unix_millis(T0));
     let store = ApprovalStore::new(&state, clock.clone(), TTL);
     Env {
