@@ -52,7 +52,9 @@ pub fn judge(line: &[u8], initialized: bool, supported: &[ProtocolVersion]) -> V
                 Err(_) if std::str::from_utf8(line).is_err() => {
                     Verdict::Answer(parse_error("Parse error: the line is not valid UTF-8"))
                 }
-                Err(_) => Verdict::Drop("malformed JSON"),
+                // JSON-RPC 2.0 answers text that is not JSON with -32700 and id null (its
+                // example "rpc call with invalid JSON"); the server keeps serving.
+                Err(_) => Verdict::Answer(parse_error("Parse error: the line is not JSON")),
             };
         }
     };
@@ -304,12 +306,17 @@ mod tests {
     }
 
     #[test]
-    fn malformed_json_is_dropped() {
-        assert!(matches!(
-            judge(b"{\"jsonrpc\": ", false, ALL),
-            Verdict::Drop(_)
-        ));
-        assert!(matches!(judge(b"not json", true, ALL), Verdict::Drop(_)));
+    fn malformed_json_is_answered_with_a_parse_error() {
+        for (line, initialized) in [(&b"{\"jsonrpc\": "[..], false), (&b"not json"[..], true)] {
+            match judge(line, initialized, ALL) {
+                Verdict::Answer(v) => {
+                    assert_eq!(v["id"], Value::Null);
+                    assert_eq!(v["error"]["code"], -32700);
+                    assert!(v.get("result").is_none());
+                }
+                other => panic!("{other:?}"),
+            }
+        }
     }
 
     #[test]

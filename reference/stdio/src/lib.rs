@@ -18,8 +18,9 @@
 //!   -32700 when it cannot be one (not JSON-like, or not UTF-8). Each line is parsed once, with the
 //!   very type rmcp parses (`ClientJsonRpcMessage`), and that message is what rmcp receives
 //!   (the guard is rmcp's transport: no second parse, no byte pipe in between).
-//! * Malformed JSON is dropped (logged at debug), as the other MCP SDKs do; a line that is
-//!   not valid UTF-8 is answered -32700 with `id: null`.
+//! * A line that is not JSON (malformed, or not valid UTF-8) is answered -32700 Parse error
+//!   with `id: null`, as JSON-RPC 2.0 answers "rpc call with invalid JSON", and the server
+//!   keeps serving.
 //! * Well-formed JSON that is not a valid message is answered by the guard with -32600 carrying
 //!   the message's `id` (or `null` when there is none usable), except notification-shaped
 //!   objects, which are never answered.
