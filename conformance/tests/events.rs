@@ -56,6 +56,7 @@ fn every_step_that_ran_is_an_event_in_order_before_its_scenario_ends() {
         fail_fast: false,
         baseline: None,
         levels: LevelPolicy::default(),
+        ..RunOptions::default()
     };
     let runtime = tokio::runtime::Runtime::new().expect("a runtime");
     let mut seen = Vec::new();

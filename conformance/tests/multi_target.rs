@@ -66,18 +66,24 @@ fn several_targets_make_one_report_with_each_scenario_named_after_its_target() {
             )
         })
         .collect();
-    // The suite no target claims is reported once, skipped; the protocol scenario is judged
+    // The suite no target claims is one "not judged" line; the protocol scenario is judged
     // against both, in the generation each speaks.
     assert_eq!(
         names,
         vec![
-            ("fixture-legacy: mt/custom", "skipped"),
             ("fixture-legacy: mt/tools", "passed"),
             ("fixture-modern: mt/tools", "passed"),
         ]
     );
+    assert_eq!(
+        report["not_judged"],
+        serde_json::json!([
+            "1 scenario of suites no target of this run claims: custom (1) \
+             (`mcp-conformance list --target ...` names them)"
+        ])
+    );
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(stdout.contains("2 passed, 0 failed, 1 skipped"), "{stdout}");
+    assert!(stdout.contains("2 passed, 0 failed, 0 skipped"), "{stdout}");
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! The `mcp-conformance` command line.
 
 mod merge;
+mod selection;
 mod sweep;
 mod targets;
 
@@ -13,7 +14,6 @@ use std::collections::BTreeSet;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Arc;
 
 pub use crate::sources::{Selection, glob_match};
 use crate::sources::{collect_files, load_scenarios, load_target, load_targets};
@@ -126,10 +126,8 @@ pub struct RunArgs {
     /// Fail the run on warnings: checks of level `should` weigh as `must`.
     #[arg(long)]
     pub strict: bool,
-    /// Leave out checks of level `beyond` (guarantees stronger than the documents that the
-    /// reference implementation makes); they run by default.
-    #[arg(long)]
-    pub no_beyond: bool,
+    #[command(flatten)]
+    pub beyond: BeyondArgs,
     /// Which lifecycle generation(s) to drive: `legacy` (initialize handshake), `modern`
     /// (2026-07-28: server/discover and per-request _meta) or `both` (each scenario once
     /// per generation, the generation in its name). Default: the ones the target declares.
@@ -141,6 +139,30 @@ pub struct RunArgs {
     /// Show more detail for passing scenarios.
     #[arg(long, short)]
     pub verbose: bool,
+}
+
+/// Whether checks of level `beyond` are judged (shared by `run` and `check`).
+#[derive(Debug, Clone, Copy, clap::Args)]
+pub struct BeyondArgs {
+    /// Judge checks of level `beyond` too: guarantees stronger than the documents, which
+    /// the reference implementation makes. Default: only for a target whose file declares
+    /// `beyond: true` (the reference targets do); otherwise reported as not judged.
+    #[arg(long, conflicts_with = "no_beyond")]
+    pub beyond: bool,
+    /// Leave checks of level `beyond` out even for a target that declares them.
+    #[arg(long)]
+    pub no_beyond: bool,
+}
+
+impl BeyondArgs {
+    /// The run's choice.
+    pub fn choice(self) -> runner::BeyondChoice {
+        match (self.beyond, self.no_beyond) {
+            (true, _) => runner::BeyondChoice::Always,
+            (_, true) => runner::BeyondChoice::Never,
+            _ => runner::BeyondChoice::AsTargetDeclares,
+        }
+    }
 }
 
 /// Options of `list`.
@@ -236,7 +258,30 @@ fn run(args: RunArgs) -> ExitCode {
             return ExitCode::from(EXIT_USAGE);
         }
     };
-    let work = assign(targets, &scenarios, args.protocol);
+    if scenarios.is_empty() {
+        eprintln!(
+            "mcp-conformance: {}",
+            selection::nothing_selected(&args.selection)
+        );
+        return ExitCode::from(EXIT_USAGE);
+    }
+    let levels = crate::model::LevelPolicy {
+        strict: args.strict,
+        beyond: false,
+    };
+    let assigned = match selection::assign(
+        targets,
+        &scenarios,
+        args.protocol,
+        args.beyond.choice(),
+        levels,
+    ) {
+        Ok(a) => a,
+        Err(message) => {
+            eprintln!("mcp-conformance: {message}");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
     let baseline = match args.baseline.as_deref().map(read_baseline).transpose() {
         Ok(b) => b,
         Err(e) => {
@@ -253,11 +298,11 @@ fn run(args: RunArgs) -> ExitCode {
         jobs,
         fail_fast: args.fail_fast,
         baseline,
-        levels: crate::model::LevelPolicy {
-            strict: args.strict,
-            beyond: !args.no_beyond,
-        },
+        levels,
+        beyond: args.beyond.choice(),
+        not_judged: assigned.not_judged,
     };
+    let work = assigned.work;
     let Some(runtime) = runtime() else {
         return ExitCode::from(EXIT_USAGE);
     };
@@ -286,37 +331,6 @@ fn run(args: RunArgs) -> ExitCode {
     } else {
         ExitCode::from(1)
     }
-}
-
-/// Pairs each target with the scenarios it is judged on, planned for the generations it
-/// speaks (or `--protocol`'s). One target takes every scenario (those of suites it does not
-/// claim are reported skipped, with the reason). Several take the scenarios of the suites
-/// each claims, so a run over every reference server is not mostly skips; a scenario no
-/// target claims is reported once, skipped, under the first.
-fn assign(
-    targets: Vec<runner::TargetCtx>,
-    scenarios: &[model::Scenario],
-    protocol: Option<crate::generation::ProtocolChoice>,
-) -> Vec<(Arc<runner::TargetCtx>, Vec<model::Scenario>)> {
-    let several = targets.len() > 1;
-    let claimed = |s: &model::Scenario| targets.iter().any(|t| t.target.claims_suite(&s.suite));
-    let mut work = Vec::new();
-    for (i, tctx) in targets.iter().enumerate() {
-        let generations = match protocol {
-            Some(choice) => choice.generations(),
-            None => match tctx.target.spoken() {
-                spoken if spoken.is_empty() => vec![crate::generation::Generation::Legacy],
-                spoken => spoken,
-            },
-        };
-        let mine: Vec<model::Scenario> = scenarios
-            .iter()
-            .filter(|s| !several || tctx.target.claims_suite(&s.suite) || (i == 0 && !claimed(s)))
-            .cloned()
-            .collect();
-        work.push((Arc::new(tctx.clone()), runner::plan(mine, &generations)));
-    }
-    work
 }
 
 fn bench(args: crate::bench::BenchArgs) -> ExitCode {
@@ -416,11 +430,32 @@ fn list(args: ListArgs) -> ExitCode {
             skip
         );
     };
+    if scenarios.is_empty() {
+        eprintln!(
+            "mcp-conformance: {}",
+            selection::nothing_selected(&args.selection)
+        );
+        return ExitCode::from(EXIT_USAGE);
+    }
     if targets.len() > 1 {
-        for (tctx, mine) in assign(targets, &scenarios, None) {
+        for tctx in &targets {
+            let mine: Vec<&model::Scenario> = scenarios
+                .iter()
+                .filter(|s| tctx.target.claims_suite(&s.suite))
+                .collect();
             say!("target {} ({} scenarios):", tctx.target.name, mine.len());
-            for s in &mine {
-                print(s, Some(&tctx));
+            for s in mine {
+                print(s, Some(tctx));
+            }
+        }
+        let unclaimed: Vec<&model::Scenario> = scenarios
+            .iter()
+            .filter(|s| !targets.iter().any(|t| t.target.claims_suite(&s.suite)))
+            .collect();
+        if !unclaimed.is_empty() {
+            say!("claimed by no target ({} scenarios):", unclaimed.len());
+            for s in unclaimed {
+                print(s, targets.first());
             }
         }
     } else {
@@ -475,17 +510,30 @@ fn validate(paths: Vec<PathBuf>) -> ExitCode {
     }
 }
 
-/// A target file has a top-level `server:` key and no `steps:`.
+/// Keys only a target file has at its top level.
+const TARGET_ONLY_KEYS: &[&str] = &[
+    "suites",
+    "server",
+    "protocol_versions",
+    "admin",
+    "timeouts",
+    "beyond",
+];
+
+/// A target file has no `steps:` and any key only targets have (`server:`, `suites:`, ...),
+/// so a target with a misspelt or missing key is still checked as a target, with the
+/// target's field names in its errors. Read as YAML, so a JSON target is recognised too;
+/// a file that does not parse is left to the scenario parser, which reports where.
 fn is_target_file(path: &Path) -> bool {
     let Ok(text) = std::fs::read_to_string(path) else {
         return false;
     };
-    let top: Vec<&str> = text
-        .lines()
-        .filter(|l| !l.starts_with([' ', '\t', '#', '-']) && l.contains(':'))
-        .filter_map(|l| l.split(':').next())
-        .collect();
-    top.contains(&"server") && !top.contains(&"steps")
+    let keys: Vec<String> = match serde_saphyr::from_str::<serde_json::Value>(&text) {
+        Ok(serde_json::Value::Object(map)) => map.keys().cloned().collect(),
+        _ => return false,
+    };
+    !keys.iter().any(|k| k == "steps")
+        && keys.iter().any(|k| TARGET_ONLY_KEYS.contains(&k.as_str()))
 }
 
 fn schema(kind: SchemaKind) -> ExitCode {

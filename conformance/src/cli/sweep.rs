@@ -152,6 +152,7 @@ pub fn sweep(args: SweepArgs) -> ExitCode {
             strict: args.strict,
             beyond: true,
         },
+        ..RunOptions::default()
     };
     let stdout = std::io::stdout();
     let color = !args.no_color && stdout.is_terminal() && std::env::var_os("NO_COLOR").is_none();
@@ -432,6 +433,7 @@ async fn replay(
         fail_fast: false,
         baseline: None,
         levels,
+        ..RunOptions::default()
     };
     let report = runner::run_all(vec![(tctx, planned)], &options, |_| {}).await;
     let still: Vec<&str> = report

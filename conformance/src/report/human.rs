@@ -162,7 +162,7 @@ impl<W: Write> HumanReporter<W> {
                 "\n{}\n",
                 self.paint(
                     "== Beyond the documents: guarantees stronger than the documents require \
-                     (the reference makes them; --no-beyond leaves them out)",
+                     (the reference makes them; judged with --beyond or a target's `beyond: true`)",
                     YELLOW
                 )
             )?;
@@ -229,6 +229,16 @@ impl<W: Write> HumanReporter<W> {
             }
         }
 
+        if !report.not_judged.is_empty() {
+            writeln!(self.out)?;
+            for line in &report.not_judged {
+                writeln!(
+                    self.out,
+                    "not judged: {}",
+                    display_line(line, limits.line_chars)
+                )?;
+            }
+        }
         let s = report.summary();
         write!(self.out, "\n{}\n", summary_line(&s))?;
         self.out.flush()

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 /// Builds the JSON document of a run, so callers can embed or inspect it without a file:
 /// `{"target", "target_file", "summary": {"passed", "failed", "skipped", "warnings"}, "duration_ms",
-/// "scenarios": [...], "baseline": {"stale", "unknown"}}`.
+/// "scenarios": [...], "baseline": {"stale", "unknown"}, "not_judged": [...]}`.
 pub fn to_json(report: &RunReport) -> Value {
     let s = report.summary();
     json!({
@@ -31,6 +31,7 @@ pub fn to_json(report: &RunReport) -> Value {
             "stale": report.stale_baseline,
             "unknown": report.unknown_baseline,
         },
+        "not_judged": report.not_judged,
     })
 }
 

@@ -58,8 +58,8 @@ pub fn to_markdown(report: &RunReport) -> String {
         }
         out.push_str(
             "\nLevels: `must`, a requirement of the document or the specification; `beyond`, \
-             a guarantee stronger than the documents (left out with `--no-beyond`); `should` \
-             fails only under `--strict`.\n",
+             a guarantee stronger than the documents (judged with `--beyond` or a target's \
+             `beyond: true`); `should` fails only under `--strict`.\n",
         );
         fold(&mut out, &failed, &mut details, |r| vec![failure_block(r)]);
     }
@@ -92,6 +92,12 @@ pub fn to_markdown(report: &RunReport) -> String {
         }
         for name in &report.unknown_baseline {
             let _ = writeln!(out, "- {} names no scenario of this run", cell(name));
+        }
+    }
+    if !report.not_judged.is_empty() {
+        out.push_str("\n### Not judged\n\n");
+        for line in &report.not_judged {
+            let _ = writeln!(out, "- {}", cell(line));
         }
     }
     for (status, title) in [(Status::Passed, "Passed"), (Status::Skipped, "Skipped")] {

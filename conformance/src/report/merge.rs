@@ -43,6 +43,9 @@ struct ReportDoc {
     duration_ms: u64,
     scenarios: Vec<ScenarioDoc>,
     baseline: BaselineDoc,
+    /// Absent in reports written before it existed.
+    #[serde(default)]
+    not_judged: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -101,6 +104,7 @@ pub fn from_json(text: &str, file: &str) -> Result<RunReport, MergeError> {
         duration: Duration::from_millis(doc.duration_ms),
         stale_baseline: doc.baseline.stale,
         unknown_baseline: doc.baseline.unknown,
+        not_judged: doc.not_judged,
     })
 }
 
@@ -133,6 +137,11 @@ pub fn merge(shards: Vec<(String, RunReport)>) -> Result<RunReport, MergeError> 
         }
         merged.scenarios.extend(shard.scenarios);
         merged.duration = merged.duration.max(shard.duration);
+        for line in shard.not_judged {
+            if !merged.not_judged.contains(&line) {
+                merged.not_judged.push(line);
+            }
+        }
         stale.extend(shard.stale_baseline);
         let theirs: BTreeSet<String> = shard.unknown_baseline.into_iter().collect();
         unknown.retain(|u| theirs.contains(u));
@@ -173,6 +182,7 @@ mod tests {
             duration: Duration::from_millis(names.len() as u64),
             stale_baseline: vec![],
             unknown_baseline: unknown.iter().map(|u| (*u).to_owned()).collect(),
+            not_judged: vec![],
         }
     }
 

@@ -116,6 +116,9 @@ pub struct RunReport {
     pub stale_baseline: Vec<String>,
     /// Baseline entries that name no scenario of this run (reported, not failing).
     pub unknown_baseline: Vec<String>,
+    /// One line per group of scenarios the run left out without listing them: those of
+    /// suites a target does not claim, those of level `beyond` when not judged.
+    pub not_judged: Vec<String>,
 }
 
 impl RunReport {

@@ -25,7 +25,7 @@ use std::time::Instant;
 use tokio::sync::{Semaphore, mpsc};
 
 /// How to run a set of scenarios.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct RunOptions {
     /// Scenarios at once.
     pub jobs: usize,
@@ -33,8 +33,46 @@ pub struct RunOptions {
     pub fail_fast: bool,
     /// Scenario names expected to fail.
     pub baseline: Option<BTreeSet<String>>,
-    /// What the run makes of `should` and `beyond` checks.
+    /// What the run makes of `should` checks (`strict`), and of `beyond` checks when
+    /// [`RunOptions::beyond`] leaves them to the target.
     pub levels: LevelPolicy,
+    /// Whether `beyond` checks are judged: as each target declares (`beyond: true`), or
+    /// for every target (`--beyond`) or none (`--no-beyond`).
+    pub beyond: BeyondChoice,
+    /// Lines about scenarios this run left out as a group (suites a target does not claim,
+    /// levels not judged), carried into the report ([`RunReport::not_judged`]).
+    pub not_judged: Vec<String>,
+}
+
+/// Who decides whether checks of level `beyond` are judged.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum BeyondChoice {
+    /// [`RunOptions::levels`] decides, whatever the target says (internal runs: discovery,
+    /// sweep replays).
+    #[default]
+    AsLevels,
+    /// Each target's `beyond:` declaration decides (a run's default).
+    AsTargetDeclares,
+    /// Judged for every target (`--beyond`).
+    Always,
+    /// Judged for no target (`--no-beyond`).
+    Never,
+}
+
+impl RunOptions {
+    /// The level policy `tctx` is judged under.
+    pub fn levels_for(&self, tctx: &TargetCtx) -> LevelPolicy {
+        let beyond = match self.beyond {
+            BeyondChoice::AsLevels => self.levels.beyond,
+            BeyondChoice::AsTargetDeclares => tctx.target.beyond,
+            BeyondChoice::Always => true,
+            BeyondChoice::Never => false,
+        };
+        LevelPolicy {
+            strict: self.levels.strict,
+            beyond,
+        }
+    }
 }
 
 /// Runs every scenario against its target, telling `on_event` what happens as it happens
@@ -72,7 +110,7 @@ pub async fn run_all(
     let (tx, mut rx) = mpsc::unbounded_channel::<Event>();
     let baseline = Arc::new(options.baseline.clone().unwrap_or_default());
     let fail_fast = options.fail_fast;
-    let levels = options.levels;
+    let options_for_levels = options.clone();
     let unreported: Vec<Scenario> = entries.iter().map(|(_, s)| s.clone()).collect();
     let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
     // One dispatcher takes the permits in scenario order, so scenarios start in order and
@@ -89,6 +127,7 @@ pub async fn run_all(
                 let tx = tx.clone();
                 let stop = stop.clone();
                 let baseline = baseline.clone();
+                let levels = options_for_levels.levels_for(&tctx);
                 tokio::spawn(async move {
                     let _permit = permit;
                     let mut result = if stop.load(std::sync::atomic::Ordering::SeqCst) {
@@ -178,6 +217,7 @@ pub async fn run_all(
         duration: started.elapsed(),
         stale_baseline,
         unknown_baseline,
+        not_judged: options.not_judged.clone(),
     };
     on_event(RunEvent::RunFinished { report: &report });
     report

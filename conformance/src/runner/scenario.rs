@@ -116,8 +116,8 @@ pub async fn run_scenario_observed(
         return skipped_result(scenario, reason);
     }
     if !policy.runs(scenario.level) {
-        let reason =
-            "level beyond (a guarantee stronger than the document): left out by --no-beyond";
+        let reason = "level beyond (a guarantee stronger than the documents): not judged; \
+             --beyond, or `beyond: true` in the target file, judges it";
         return skipped_result(scenario, reason.to_string());
     }
     let outcome = match setup(tctx, scenario) {

@@ -36,6 +36,7 @@ pub async fn discover(tctx: Arc<TargetCtx>, generations: &[Generation]) -> Disco
         fail_fast: false,
         baseline: None,
         levels: LevelPolicy::default(),
+        ..RunOptions::default()
     };
     let mut tools: Vec<Option<Vec<Value>>> = vec![None; generations.len()];
     let report = run_all(vec![(tctx, scenarios)], &options, |event| {

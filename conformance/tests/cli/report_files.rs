@@ -16,7 +16,7 @@ fn junit_json_and_markdown_reports_describe_the_same_run() {
     write(
         &scenarios,
         "c.yaml",
-        "name: x/skipped\nsuite: elsewhere\nsteps:\n  - request: ping\n",
+        "name: x/skipped\nsuite: protocol\nrequires: [no_such_knob]\nsteps:\n  - request: ping\n",
     );
     write(&scenarios, "d.yaml", &passing("x/d", &[]));
     let folder = scenarios.display().to_string();

@@ -234,3 +234,34 @@ fn validate_accepts_the_repository_scenarios_and_targets() {
         format!("{} files valid\n", yaml_count(&root.join(engine)))
     );
 }
+
+/// A target file is validated as a target even when the key that marks it is misspelt or
+/// it is written as JSON: the errors name target fields, not scenario fields.
+#[test]
+fn validate_recognises_broken_and_json_target_files() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let misspelt = write(
+        dir.path(),
+        "misspelt.yaml",
+        "name: t\nsuites: [protocol]\nservr:\n  command: x\n",
+    );
+    let json = write(
+        dir.path(),
+        "target.json",
+        "{\"name\": \"t\", \"suites\": [\"protocol\"], \"server\": {\"command\": \"x\"}}\n",
+    );
+    let out = mcpc(&["validate", &misspelt]);
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(out.stderr.contains("unknown field `servr`"), "{out:?}");
+    assert!(
+        out.stderr
+            .contains("expected one of name, description, suites"),
+        "{out:?}"
+    );
+    let out = mcpc(&["validate", &json]);
+    assert_eq!(
+        (out.code, out.stdout.as_str()),
+        (0, "1 files valid\n"),
+        "{out:?}"
+    );
+}

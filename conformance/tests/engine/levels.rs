@@ -66,13 +66,29 @@ fn a_should_check_warns_and_strict_makes_it_fail() {
 }
 
 #[test]
-fn a_beyond_check_fails_by_default_and_no_beyond_leaves_it_out() {
+fn a_beyond_check_is_judged_only_when_asked() {
     let files = [
         format!("{ENGINE}/levels/beyond-scenario.yaml"),
         format!("{ENGINE}/levels/beyond-step.yaml"),
     ];
     let paths: Vec<&str> = files.iter().map(String::as_str).collect();
-    let default = run(ENGINE_TARGET, &paths, &[]);
+    // Not asked: the whole-beyond scenario is one "not judged" line, the beyond step of the
+    // other is left out and its must steps pass.
+    let quiet = run(ENGINE_TARGET, &paths, &[]);
+    assert_eq!(quiet.code, 0, "{}", quiet.dump());
+    assert!(
+        quiet.report["not_judged"][0]
+            .as_str()
+            .is_some_and(|l| l.starts_with("1 scenario of level beyond")),
+        "{}",
+        quiet.dump()
+    );
+    assert_eq!(
+        quiet.scenario("engine/levels/beyond-step")["status"],
+        "passed"
+    );
+
+    let default = run(ENGINE_TARGET, &paths, &["--beyond"]);
     assert_eq!(default.code, 1, "{}", default.dump());
     for file in &files {
         let s = default.scenario(&scenario_name(file));
@@ -87,15 +103,6 @@ fn a_beyond_check_fails_by_default_and_no_beyond_leaves_it_out() {
 
     let without = run(ENGINE_TARGET, &paths, &["--no-beyond"]);
     assert_eq!(without.code, 0, "{}", without.dump());
-    let whole = without.scenario("engine/levels/beyond-scenario");
-    assert_eq!(whole["status"], "skipped");
-    assert!(
-        whole["skip_reason"]
-            .as_str()
-            .is_some_and(|r| r.contains("--no-beyond")),
-        "{whole}"
-    );
-    // The beyond step did not run; the must steps around it did, and passed.
     assert_eq!(
         without.scenario("engine/levels/beyond-step")["status"],
         "passed"

@@ -113,7 +113,7 @@ fn tools_file_target_pass_skip_and_fail() {
 }
 
 #[test]
-fn scenarios_needing_missing_knobs_or_suites_are_skipped_with_a_reason() {
+fn scenarios_needing_missing_knobs_are_skipped_with_a_reason_and_unclaimed_suites_summed_up() {
     let o = run(ENGINE_TARGET, &[&format!("{ENGINE}/skip")], &[]);
     assert_eq!(o.code, 0, "skips do not fail a run: {}", o.dump());
     let reasons: BTreeMap<String, String> = o
@@ -137,18 +137,28 @@ fn scenarios_needing_missing_knobs_or_suites_are_skipped_with_a_reason() {
             "engine/skip/server-knob-missing",
             "target engine lacks knob(s): engine_other_missing",
         ),
-        (
-            "engine/skip/suite-not-claimed",
-            "target engine does not claim suite engine-unclaimed",
-        ),
     ]
     .into_iter()
     .map(|(a, b)| (a.to_owned(), b.to_owned()))
     .collect();
     assert_eq!(reasons, expected);
-    assert_eq!(o.report["summary"]["skipped"], 3);
+    assert_eq!(o.report["summary"]["skipped"], 2);
     let last = o.stdout.lines().last().unwrap_or("");
-    assert_eq!(last, "0 passed, 0 failed, 3 skipped");
+    assert_eq!(last, "0 passed, 0 failed, 2 skipped");
+    // A scenario of a suite the target does not claim is one line of its own, not a skip.
+    let line = "1 scenario of suites target engine does not claim: engine-unclaimed (1)";
+    assert!(
+        o.report["not_judged"][0]
+            .as_str()
+            .is_some_and(|l| l.starts_with(line)),
+        "{}",
+        o.dump()
+    );
+    assert!(
+        o.stdout.contains(&format!("not judged: {line}")),
+        "{}",
+        o.dump()
+    );
     for name in expected.keys() {
         assert!(
             o.stdout.contains(&format!("skipped {name}: ")),
@@ -159,13 +169,22 @@ fn scenarios_needing_missing_knobs_or_suites_are_skipped_with_a_reason() {
 }
 
 #[test]
-fn engine_scenarios_are_skipped_on_the_plain_fixture_target() {
-    let o = run(FIXTURE_TARGET, &[&format!("{ENGINE}/pass/admin.yaml")], &[]);
-    assert_eq!(o.code, 0, "{}", o.dump());
-    let s = o.scenario("engine/admin");
-    assert_eq!(s["status"], "skipped");
-    assert_eq!(
-        s["skip_reason"],
-        "target fixture-legacy does not claim suite engine"
+fn engine_scenarios_on_the_plain_fixture_target_leave_nothing_to_judge() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mcp-conformance"))
+        .current_dir(crate::repo())
+        .args([
+            "run",
+            "--target",
+            FIXTURE_TARGET,
+            &format!("{ENGINE}/pass/admin.yaml"),
+        ])
+        .output()
+        .expect("run mcp-conformance");
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(out.stdout.is_empty(), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("nothing to judge: 1 scenario of suites target fixture-legacy does not claim: engine (1)"),
+        "{stderr}"
     );
 }

@@ -77,6 +77,7 @@ fn closing_line_is_last_and_plain_even_in_colour() {
         duration: Duration::ZERO,
         stale_baseline: vec![],
         unknown_baseline: vec![],
+        not_judged: vec![],
     };
     let text = human(&empty, true, true);
     assert_closing_line(&text);
@@ -191,6 +192,7 @@ fn huge_failures_stay_bounded() {
         duration: Duration::ZERO,
         stale_baseline: vec![],
         unknown_baseline: vec![],
+        not_judged: vec![],
     };
     let verbose = human(&report, false, true);
     assert!(verbose.contains("    <- line 800\n"));

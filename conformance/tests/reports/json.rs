@@ -22,7 +22,8 @@ fn json_fields_are_the_public_interface() {
             "summary",
             "duration_ms",
             "scenarios",
-            "baseline"
+            "baseline",
+            "not_judged"
         ]
     );
     assert_eq!(

@@ -98,6 +98,7 @@ fn hostile_strings_survive_junit_escaping() {
         duration: Duration::from_millis(5),
         stale_baseline: vec![h.clone()],
         unknown_baseline: vec![h.clone()],
+        not_judged: vec![],
     };
     let doc = to_junit_xml(&report);
     let root = xml::parse(&doc).unwrap_or_else(|e| panic!("{e}\n{doc}"));

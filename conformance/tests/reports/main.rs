@@ -120,6 +120,9 @@ fn sample_report() -> RunReport {
         duration: Duration::from_millis(2_345),
         stale_baseline: vec!["cancel long call".to_owned()],
         unknown_baseline: vec!["renamed scenario".to_owned()],
+        not_judged: vec![
+            "12 scenarios of suites target reference-core does not claim: hub (12)".to_owned(),
+        ],
     }
 }
 
@@ -166,6 +169,7 @@ fn levels_report() -> RunReport {
         duration: Duration::from_millis(1_600),
         stale_baseline: vec![],
         unknown_baseline: vec![],
+        not_judged: vec![],
     }
 }
 

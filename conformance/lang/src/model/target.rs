@@ -66,6 +66,12 @@ pub struct Target {
     /// Default deadlines for this target.
     #[serde(default)]
     pub timeouts: Timeouts,
+    /// Judge this target on checks of level `beyond` too: guarantees stronger than the
+    /// documents, which our reference servers make and so their targets declare. Without it
+    /// (an independent implementation's default) they are reported as not judged, unless
+    /// a run asks for them with `--beyond`.
+    #[serde(default)]
+    pub beyond: bool,
 }
 
 /// A program to run: command, arguments, environment and working directory. Every string may
