@@ -1,14 +1,15 @@
 """Calibration: run the protocol suite on third-party servers and compare with expected verdicts.
 
 Started by calibration/run (which installs the servers and puts them on PATH); Python 3.11+
-standard library only. For each target calibration/targets/NAME.yaml it runs
+standard library only. For each target calibration/targets/NAME.yaml it runs the one
+command a stranger runs,
 
-    mcp-conformance run --target calibration/targets/NAME.yaml --protocol both \
-        conformance/scenarios/protocol --json target/calibration/reports/NAME.json
+    mcp-conformance check --target calibration/targets/NAME.yaml --protocol both \
+        --json target/calibration/reports/NAME.json
 
-then `mcp-conformance sweep --target calibration/targets/NAME.yaml` (the server's own tools,
-default settings; scenarios named `sweep/...`), and compares every scenario's verdict with
-calibration/expected/NAME.toml:
+(the protocol suite built into the binary, the sweep of the server's own tools with default
+settings, scenarios named `sweep/...`, and the protocol fuzz, in one report), and compares
+every scenario's verdict with calibration/expected/NAME.toml:
 
     [scenarios."protocol/unknown-tool [legacy]"]
     status = "failed"                 # passed | failed | skipped | warned | beyond
@@ -192,48 +193,32 @@ def verdict_of(s: dict) -> tuple[str, str]:
     return f"unknown status {status!r}", ""
 
 
-def sweep_json(run: Run) -> Path:
-    """Where the sweep of a server writes its JSON report, beside the run's."""
-    return run.json_path.with_suffix(".sweep.json")
-
-
-def run_one(binary: Path, scenarios: Path, run: Run, jobs_per_run: int) -> Run:
-    """The protocol suite, then `mcp-conformance sweep` (the server's own tools, default
-    settings), on one server; the worse of the two exit codes is the run's."""
-    cmds = [
-        [str(binary), "run", "--target", str(run.target), "--protocol", "both", str(scenarios),
-         "--json", str(run.json_path), "--no-color", "-j", str(jobs_per_run)],
-        [str(binary), "sweep", "--target", str(run.target), "--json", str(sweep_json(run)),
-         "--no-color", "-j", str(jobs_per_run)],
-    ]
+def run_one(binary: Path, run: Run, jobs_per_run: int) -> Run:
+    """`mcp-conformance check` on one server: the protocol suite, the sweep and the fuzz."""
+    cmd = [str(binary), "check", "--target", str(run.target), "--protocol", "both",
+           "--json", str(run.json_path), "--no-color", "-j", str(jobs_per_run)]
     run.json_path.unlink(missing_ok=True)
-    sweep_json(run).unlink(missing_ok=True)
     started = time.monotonic()
-    run.exit_code = 0
     with run.log_path.open("w", encoding="utf-8") as log:
-        for cmd in cmds:
-            log.flush()
-            proc = subprocess.run(cmd, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
-            run.exit_code = max(run.exit_code, proc.returncode)
+        proc = subprocess.run(cmd, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
+    run.exit_code = proc.returncode
     run.seconds = time.monotonic() - started
     return run
 
 
 def read_report(run: Run) -> None:
-    if run.exit_code not in (0, 1) or not run.json_path.exists() or not sweep_json(run).exists():
+    if run.exit_code not in (0, 1) or not run.json_path.exists():
         tail = run.log_path.read_text(encoding="utf-8", errors="replace").strip().splitlines()[-1:]
         raise InputError(
-            f"mcp-conformance could not run {rel(run.target)} (exit {run.exit_code}): "
+            f"mcp-conformance could not check {rel(run.target)} (exit {run.exit_code}): "
             f"{tail[0] if tail else 'no output'} (full output: {rel(run.log_path)})"
         )
-    scenarios = []
-    for path in (run.json_path, sweep_json(run)):
-        try:
-            report = json.loads(path.read_text(encoding="utf-8"))
-            scenarios += report["scenarios"]
-            run.target_name = str(report.get("target") or run.server)
-        except (ValueError, KeyError) as e:
-            raise InputError(f"{rel(path)}: not a mcp-conformance JSON report ({e})") from None
+    try:
+        report = json.loads(run.json_path.read_text(encoding="utf-8"))
+        scenarios = report["scenarios"]
+        run.target_name = str(report.get("target") or run.server)
+    except (ValueError, KeyError) as e:
+        raise InputError(f"{rel(run.json_path)}: not a mcp-conformance JSON report ({e})") from None
     for s in scenarios:
         name = s["name"]
         if name in run.verdicts:
@@ -360,8 +345,6 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--all", action="store_true", help="show the expected skips in the table too")
     parser.add_argument("--no-run", action="store_true",
                         help="judge the reports of the last run again (after editing expected files)")
-    parser.add_argument("--scenarios", type=Path, default=ROOT / "conformance/scenarios/protocol",
-                        help="scenario folder (default: conformance/scenarios/protocol)")
     parser.add_argument("--reports", type=Path, default=ROOT / "target/calibration/reports",
                         help="where the JSON and human reports go (default: target/calibration/reports)")
     args = parser.parse_args(argv)
@@ -369,8 +352,6 @@ def main(argv: list[str]) -> int:
     binary = args.bin if args.bin.is_absolute() else ROOT / args.bin
     if not (binary.is_file() and os.access(binary, os.X_OK)):
         raise InputError(f"{rel(binary)} is not an executable mcp-conformance")
-    if not args.scenarios.is_dir():
-        raise InputError(f"{args.scenarios}: no such scenario folder")
     if args.jobs < 0 or args.jobs_per_run < 0:
         raise InputError("--jobs and -j take a positive number")
 
@@ -402,10 +383,10 @@ def main(argv: list[str]) -> int:
                 raise InputError(f"--no-run: {rel(r.json_path)} is missing; run calibration/run first")
             r.exit_code = 0
     else:
-        print(f"== calibration: {len(runs)} server(s), {at_once} at once, -j {per_run} each, --protocol both, "
-              f"scenarios from {rel(args.scenarios)}", flush=True)
+        print(f"== calibration: mcp-conformance check on {len(runs)} server(s), {at_once} at once, "
+              f"-j {per_run} each, --protocol both", flush=True)
         with concurrent.futures.ThreadPoolExecutor(max_workers=at_once) as pool:
-            futures = [pool.submit(run_one, binary, args.scenarios, r, per_run) for r in runs]
+            futures = [pool.submit(run_one, binary, r, per_run) for r in runs]
             for fut in concurrent.futures.as_completed(futures):
                 r = fut.result()
                 print(f"   {r.server}: mcp-conformance exit {r.exit_code} in {r.seconds:.1f} s ({rel(r.log_path)})",

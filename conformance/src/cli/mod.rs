@@ -1,5 +1,6 @@
 //! The `mcp-conformance` command line.
 
+mod check;
 mod merge;
 mod selection;
 mod sweep;
@@ -33,6 +34,10 @@ pub struct Cli {
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Judge a server completely, in one run and one report: the protocol suite (and the
+    /// suites a target file claims), every tool swept from its schema, and the protocol fuzz.
+    /// Give its command after `--`, or `--target FILE`.
+    Check(check::CheckArgs),
     /// Run scenarios against a target and report.
     Run(RunArgs),
     /// List the scenarios that a run would consider.
@@ -177,6 +182,7 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     init_logging(&cli.command);
     match cli.command {
+        Command::Check(args) => check::check(args),
         Command::Run(args) => run(args),
         Command::List(args) => list(args),
         Command::Validate { paths } => validate(paths),
@@ -272,7 +278,7 @@ fn run(args: RunArgs) -> ExitCode {
     let assigned = match selection::assign(
         targets,
         &scenarios,
-        args.protocol,
+        args.protocol.map(|c| c.generations()).as_deref(),
         args.beyond.choice(),
         levels,
     ) {
@@ -306,30 +312,57 @@ fn run(args: RunArgs) -> ExitCode {
     let Some(runtime) = runtime() else {
         return ExitCode::from(EXIT_USAGE);
     };
+    let shown = Shown {
+        no_color: args.no_color,
+        verbose: args.verbose,
+        files: args.files.clone(),
+    };
+    let code = run_reported(&runtime, work, &options, shown);
+    // Servers still winding down must not keep the process alive.
+    runtime.shutdown_timeout(std::time::Duration::from_secs(1));
+    ExitCode::from(code)
+}
+
+/// How a run is shown: the human report on stdout and the report files asked for.
+pub(crate) struct Shown {
+    /// `--no-color`.
+    pub no_color: bool,
+    /// `--verbose`.
+    pub verbose: bool,
+    /// `--json`, `--junit`, `--markdown`.
+    pub files: ReportFileArgs,
+}
+
+/// Runs `work` on `runtime`, streaming the human report to stdout and writing the report
+/// files; the exit status: 0 a successful run, 1 a failed one, 2 a report file that could
+/// not be written.
+pub(crate) fn run_reported(
+    runtime: &tokio::runtime::Runtime,
+    work: Vec<(std::sync::Arc<runner::TargetCtx>, Vec<model::Scenario>)>,
+    options: &RunOptions,
+    shown: Shown,
+) -> u8 {
     let stdout = std::io::stdout();
-    let color = !args.no_color && stdout.is_terminal() && std::env::var_os("NO_COLOR").is_none();
-    let human = HumanReporter::new(stdout.lock(), color, args.verbose);
+    let color = !shown.no_color && stdout.is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let human = HumanReporter::new(stdout.lock(), color, shown.verbose);
     let mut console = Console::new(human, std::io::stderr().is_terminal());
-    let mut files = ReportFiles::from(args.files.clone());
-    let report = runtime.block_on(runner::run_all(work, &options, |event| {
+    let mut files = ReportFiles::from(shown.files);
+    let report = runtime.block_on(runner::run_all(work, options, |event| {
         // The console's errors (a closed stdout) must not stop the run; the files'
         // are reported below.
         let _ = console.on_event(event);
         let _ = files.on_event(event);
     }));
-    // Servers still winding down must not keep the process alive.
-    runtime.shutdown_timeout(std::time::Duration::from_secs(1));
     drop(console);
     for failure in files.failures() {
         eprintln!("mcp-conformance: {failure}");
     }
-    let write_failed = !files.failures().is_empty();
-    if write_failed {
-        ExitCode::from(EXIT_USAGE)
+    if !files.failures().is_empty() {
+        EXIT_USAGE
     } else if report.is_success() {
-        ExitCode::SUCCESS
+        0
     } else {
-        ExitCode::from(1)
+        1
     }
 }
 

@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use crate::generation::{Generation, ProtocolChoice};
+use crate::generation::Generation;
 use crate::model::{Level, LevelPolicy, Scenario};
 use crate::runner::{self, BeyondChoice, RunOptions, TargetCtx};
 use crate::sources::Selection;
@@ -50,12 +50,12 @@ pub fn nothing_selected(sel: &Selection) -> String {
 }
 
 /// Pairs each target with the scenarios of the suites it claims, planned for the
-/// generations it speaks (or `protocol`'s), leaving out level `beyond` where `beyond` and
+/// generations it speaks (or those given), leaving out level `beyond` where `beyond` and
 /// the target do not ask for it. Err: nothing is left to judge (one line saying why).
 pub fn assign(
     targets: Vec<TargetCtx>,
     scenarios: &[Scenario],
-    protocol: Option<ProtocolChoice>,
+    generations: Option<&[Generation]>,
     beyond: BeyondChoice,
     levels: LevelPolicy,
 ) -> Result<Assignment, String> {
@@ -86,8 +86,8 @@ pub fn assign(
     }
     let mut work = Vec::new();
     for tctx in targets {
-        let generations = match protocol {
-            Some(choice) => choice.generations(),
+        let generations = match generations {
+            Some(chosen) => chosen.to_vec(),
             None => match tctx.target.spoken() {
                 spoken if spoken.is_empty() => vec![Generation::Legacy],
                 spoken => spoken,
@@ -131,7 +131,7 @@ pub fn assign(
 }
 
 /// `1 scenario`, `2 scenarios`.
-fn scenarios_count(n: usize) -> String {
+pub(super) fn scenarios_count(n: usize) -> String {
     if n == 1 {
         "1 scenario".to_string()
     } else {

@@ -17,7 +17,8 @@ use crate::report::{Reporter, RunReport, Status, console::Console, human::HumanR
 use crate::runner::{self, RunOptions, TargetCtx};
 use crate::sources::load_target;
 use crate::sweep::cases::{CaseOptions, cases};
-use crate::sweep::{discover::discover, repro};
+use crate::sweep::discover::{Discovery, discover};
+use crate::sweep::repro;
 
 /// Options of `sweep`.
 #[derive(Debug, clap::Args)]
@@ -80,14 +81,7 @@ pub fn sweep(args: SweepArgs) -> ExitCode {
         return ExitCode::from(EXIT_USAGE);
     };
     let tctx = Arc::new(tctx);
-    let tried = match args.protocol {
-        Some(choice) => choice.generations(),
-        None if args.command.is_empty() => match tctx.target.spoken() {
-            spoken if spoken.is_empty() => vec![Generation::Legacy],
-            spoken => spoken,
-        },
-        None => Generation::ALL.to_vec(),
-    };
+    let tried = generations_to_try(args.protocol, !args.command.is_empty(), &tctx);
     let found = rt.block_on(discover(tctx.clone(), &tried));
     if found.spoken.is_empty() {
         let why: Vec<String> = found
@@ -104,44 +98,14 @@ pub fn sweep(args: SweepArgs) -> ExitCode {
         eprintln!("sweep: no {g} session ({why}); that generation is not swept");
     }
     let spoken: Vec<Generation> = found.spoken.iter().map(|(g, _)| *g).collect();
-    let made = cases(
-        &found.spoken[0].1,
-        &CaseOptions {
-            cases: args.cases,
-            include_mutating: args.include_mutating,
-        },
-        args.seed,
-    );
-    for line in &made.left_out {
-        eprintln!("sweep: not called: {line}");
-    }
-    let count = |kind: &str| -> usize {
-        made.scenarios
-            .iter()
-            .filter_map(|s| s["steps"].as_array())
-            .flatten()
-            .filter(|step| step.get(kind).is_some())
-            .count()
+    let options = CaseOptions {
+        cases: args.cases,
+        include_mutating: args.include_mutating,
     };
-    eprintln!(
-        "sweep: {} tools listed; {} scenarios with {} tool calls and {} fuzz lines, in each of {} generation(s)",
-        found.spoken[0].1.len(),
-        made.scenarios.len(),
-        count("call"),
-        count("send") + count("send_bytes"),
-        spoken.len()
-    );
-    let mut documents: BTreeMap<String, Value> = BTreeMap::new();
-    let mut scenarios = Vec::new();
-    for doc in made.scenarios {
-        match scenario_of(&doc) {
-            Ok(s) => {
-                documents.insert(s.name.clone(), doc);
-                scenarios.push(s);
-            }
-            Err(message) => return usage(&message),
-        }
-    }
+    let (scenarios, documents) = match sweep_scenarios("sweep", &found, &options, args.seed) {
+        Ok(made) => made,
+        Err(message) => return usage(&message),
+    };
     let options = RunOptions {
         jobs: args
             .jobs
@@ -223,6 +187,65 @@ pub fn sweep(args: SweepArgs) -> ExitCode {
     ExitCode::from(code)
 }
 
+/// The sweep's cases for the tools `found` listed, as scenarios (each beside the document
+/// it was parsed from, by name), saying on stderr, after `who: `, what is swept and what is
+/// left out. Err: an internal case that does not parse.
+pub(super) fn sweep_scenarios(
+    who: &str,
+    found: &Discovery,
+    options: &CaseOptions,
+    seed: u64,
+) -> Result<(Vec<Scenario>, BTreeMap<String, Value>), String> {
+    let Some((_, tools)) = found.spoken.first() else {
+        return Ok((Vec::new(), BTreeMap::new()));
+    };
+    let made = cases(tools, options, seed);
+    for line in &made.left_out {
+        eprintln!("{who}: not called: {line}");
+    }
+    let count = |kind: &str| -> usize {
+        made.scenarios
+            .iter()
+            .filter_map(|s| s["steps"].as_array())
+            .flatten()
+            .filter(|step| step.get(kind).is_some())
+            .count()
+    };
+    eprintln!(
+        "{who}: {} tools listed; {} sweep scenarios with {} tool calls and {} fuzz lines, in each of {} generation(s)",
+        tools.len(),
+        made.scenarios.len(),
+        count("call"),
+        count("send") + count("send_bytes"),
+        found.spoken.len()
+    );
+    let mut documents: BTreeMap<String, Value> = BTreeMap::new();
+    let mut scenarios = Vec::new();
+    for doc in made.scenarios {
+        let s = scenario_of(&doc)?;
+        documents.insert(s.name.clone(), doc);
+        scenarios.push(s);
+    }
+    Ok((scenarios, documents))
+}
+
+/// The generations to try on `tctx`: `protocol`'s, else those a target file declares, else
+/// (a command after `--`) every one.
+pub(super) fn generations_to_try(
+    protocol: Option<ProtocolChoice>,
+    from_command: bool,
+    tctx: &TargetCtx,
+) -> Vec<Generation> {
+    match protocol {
+        Some(choice) => choice.generations(),
+        None if !from_command => match tctx.target.spoken() {
+            spoken if spoken.is_empty() => vec![Generation::Legacy],
+            spoken => spoken,
+        },
+        None => Generation::ALL.to_vec(),
+    }
+}
+
 fn parse_span(text: &str) -> Result<crate::duration::Span, String> {
     crate::duration::Span::try_from(text).map_err(|e| e.to_string())
 }
@@ -232,13 +255,41 @@ fn usage(message: &str) -> ExitCode {
     ExitCode::from(EXIT_USAGE)
 }
 
+/// How the server to judge is named on the command line: a target, or its command.
+pub(super) struct ServerChoice<'a> {
+    /// `--target FILE|NAME`.
+    pub target: Option<&'a PathBuf>,
+    /// The command after `--`.
+    pub command: &'a [String],
+    /// `--sandbox`: start the command in a new empty folder.
+    pub sandbox: bool,
+    /// `--step-timeout`.
+    pub step_timeout: Option<crate::duration::Span>,
+    /// The word the made-up target's description starts with (`swept`, `checked`).
+    pub verb: &'a str,
+}
+
 /// The target to sweep and the text of a target file that starts it (for the repro folder).
 fn target_of(args: &SweepArgs) -> Result<(TargetCtx, String), String> {
-    match (&args.target, args.command.as_slice()) {
+    server_target(&ServerChoice {
+        target: args.target.as_ref(),
+        command: &args.command,
+        sandbox: args.sandbox,
+        step_timeout: args.step_timeout,
+        verb: "swept",
+    })
+}
+
+/// The target `choice` names and the text of a target file that starts it. A command after
+/// `--` becomes a target claiming the protocol suite in both generations, started in this
+/// folder (or a new empty one), with this environment.
+pub(super) fn server_target(choice: &ServerChoice<'_>) -> Result<(TargetCtx, String), String> {
+    let args = choice;
+    match (args.target, args.command) {
         (Some(_), [_, ..]) => Err("give either --target or a command after --, not both".into()),
         (None, []) => Err("give the server's command after -- (or --target FILE)".into()),
         (Some(path), []) => {
-            let (tctx, _) = load_target(&Some(path.clone())).map_err(|e| {
+            let (tctx, _) = load_target(&Some(path.to_path_buf())).map_err(|e| {
                 e.iter()
                     .map(ToString::to_string)
                     .collect::<Vec<_>>()
@@ -277,7 +328,7 @@ fn target_of(args: &SweepArgs) -> Result<(TargetCtx, String), String> {
                 .map_or_else(|| program.clone(), |n| n.to_string_lossy().into_owned());
             let doc = json!({
                 "name": name,
-                "description": format!("swept with: {}", args.command.join(" ")),
+                "description": format!("{} with: {}", args.verb, args.command.join(" ")),
                 "suites": ["protocol"],
                 "generations": ["legacy", "modern"],
                 "server": server,
@@ -295,7 +346,7 @@ fn target_of(args: &SweepArgs) -> Result<(TargetCtx, String), String> {
             let dir = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
             let tctx = TargetCtx {
                 target,
-                display: format!("sweep of {}", args.command.join(" ")),
+                display: args.command.join(" "),
                 dir,
                 exe,
             };

@@ -20,6 +20,9 @@ pub struct Discovery {
     pub spoken: Vec<(Generation, Vec<Value>)>,
     /// For each generation tried that did not work, why.
     pub refused: Vec<(Generation, String)>,
+    /// The protocol version the server's opening answer named (its `protocolVersion`),
+    /// for each generation whose answer had one.
+    pub versions: Vec<(Generation, String)>,
 }
 
 const DISCOVER: &str =
@@ -39,10 +42,22 @@ pub async fn discover(tctx: Arc<TargetCtx>, generations: &[Generation]) -> Disco
         ..RunOptions::default()
     };
     let mut tools: Vec<Option<Vec<Value>>> = vec![None; generations.len()];
+    let mut versions: Vec<Option<String>> = vec![None; generations.len()];
     let report = run_all(vec![(tctx, scenarios)], &options, |event| {
-        if let RunEvent::StepFinished { scenario, step } = event
-            && step.index == 1
-            && let Some(list) = step.observation.as_ref().and_then(|o| o.get("tools"))
+        let RunEvent::StepFinished { scenario, step } = event else {
+            return;
+        };
+        let observed = step.observation.as_ref();
+        if step.index == 0
+            && let Some(version) = observed
+                .and_then(|o| o.get("result").unwrap_or(o).get("protocolVersion"))
+                .and_then(Value::as_str)
+            && let Some(slot) = versions.get_mut(scenario)
+        {
+            *slot = Some(version.to_string());
+        }
+        if step.index == 1
+            && let Some(list) = observed.and_then(|o| o.get("tools"))
             && let Some(slot) = tools.get_mut(scenario)
         {
             *slot = list.as_array().cloned();
@@ -50,6 +65,11 @@ pub async fn discover(tctx: Arc<TargetCtx>, generations: &[Generation]) -> Disco
     })
     .await;
     let mut out = Discovery::default();
+    for (generation, version) in generations.iter().zip(versions) {
+        if let Some(version) = version {
+            out.versions.push((*generation, version));
+        }
+    }
     for (i, generation) in generations.iter().enumerate() {
         let result = report.scenarios.get(i);
         match (

@@ -10,6 +10,7 @@
 mod common;
 
 mod builtin;
+mod check;
 mod closed_stdout;
 mod help;
 mod report_files;
