@@ -18,6 +18,7 @@
 
 pub mod builtin;
 pub mod cli;
+pub mod official;
 pub mod process;
 pub mod report;
 pub mod runner;

@@ -175,6 +175,11 @@ impl BeyondArgs {
 pub struct ListArgs {
     #[command(flatten)]
     pub selection: Selection,
+    /// Print the coverage table instead: each required server scenario of the official
+    /// conformance suite (per revision) with the selected scenarios mirroring it, or why
+    /// there is none.
+    #[arg(long)]
+    pub mirrors: bool,
 }
 
 /// Parses the command line and runs the chosen subcommand.
@@ -420,6 +425,9 @@ fn init_target(args: InitTargetArgs) -> ExitCode {
 }
 
 fn list(args: ListArgs) -> ExitCode {
+    if args.mirrors {
+        return list_mirrors(&args.selection);
+    }
     if args.selection.paths.is_empty() {
         let suites: Vec<String> = crate::builtin::suite_folders()
             .into_iter()
@@ -454,12 +462,18 @@ fn list(args: ListArgs) -> ExitCode {
             .and_then(|t| runner::skip_reason(t, s))
             .map(|r| format!("  (skipped: {r})"))
             .unwrap_or_default();
+        let mirrors = if s.mirrors.is_empty() {
+            String::new()
+        } else {
+            format!("  mirrors: {}", s.mirrors.join(","))
+        };
         say!(
-            "{}  [{}]  {}  {}{}",
+            "{}  [{}]  {}  {}{}{}",
             s.name,
             s.suite,
             s.tags.join(","),
             s.file,
+            mirrors,
             skip
         );
     };
@@ -497,6 +511,46 @@ fn list(args: ListArgs) -> ExitCode {
         }
     }
     say!("{} scenarios", scenarios.len());
+    ExitCode::SUCCESS
+}
+
+/// `list --mirrors`: the official required server scenarios, revision by revision, each with
+/// ours, or why there is none, or `MISSING`.
+fn list_mirrors(selection: &Selection) -> ExitCode {
+    let scenarios = match load_scenarios(selection) {
+        Ok(s) => s,
+        Err(e) => {
+            print_errors(&e);
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    let rows = crate::official::coverage(&scenarios);
+    let width = rows.iter().map(|r| r.id.len()).max().unwrap_or(0);
+    let mut version = "";
+    let mut missing = 0usize;
+    for row in &rows {
+        if row.version != version {
+            version = row.version;
+            say!("{version} (requirements/{version}.yaml, server):");
+        }
+        let what = match (row.ours.is_empty(), row.because) {
+            (false, _) => row.ours.join(", "),
+            (true, Some(why)) => format!("-- {why}"),
+            (true, None) => {
+                missing += 1;
+                "MISSING: no scenario mirrors it yet".to_string()
+            }
+        };
+        say!("  {:<width$}  {what}", row.id);
+    }
+    say!(
+        "{} required ids; {} mirrored, {} by design or planned elsewhere, {missing} missing",
+        rows.len(),
+        rows.iter().filter(|r| !r.ours.is_empty()).count(),
+        rows.iter()
+            .filter(|r| r.ours.is_empty() && r.because.is_some())
+            .count()
+    );
     ExitCode::SUCCESS
 }
 

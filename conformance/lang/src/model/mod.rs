@@ -38,6 +38,8 @@ pub struct Scenario {
     /// How binding its checks are, unless a step says otherwise.
     pub level: Level,
     pub tags: Vec<String>,
+    /// The official conformance scenario ids this one mirrors (see [`RawScenario::mirrors`]).
+    pub mirrors: Vec<String>,
     pub requires: Vec<String>,
     /// The exact generations a target must speak (see [`RawScenario::generations`]).
     pub generations: Option<Vec<crate::generation::Generation>>,

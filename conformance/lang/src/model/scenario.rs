@@ -38,6 +38,11 @@ pub struct RawScenario {
     /// Labels for `--tag` selection and reports.
     #[serde(default)]
     pub tags: Vec<String>,
+    /// The ids of the official conformance suite's scenarios (`modelcontextprotocol/
+    /// conformance`, `requirements/*.yaml`) whose checks this scenario carries out over
+    /// stdio, e.g. `[resources-read-text]`; `list --mirrors` prints the coverage table.
+    #[serde(default)]
+    pub mirrors: Vec<String>,
     /// Target knobs the scenario needs; without them it is skipped with a reason.
     #[serde(default)]
     pub requires: Vec<String>,

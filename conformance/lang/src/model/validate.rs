@@ -92,6 +92,7 @@ pub fn validate_scenario(raw: RawScenario, file: &str) -> Result<Scenario, Vec<F
         sources,
         level: raw.level.unwrap_or_default(),
         tags: raw.tags,
+        mirrors: raw.mirrors,
         requires: raw.requires,
         generations: raw.generations,
         pass: None,
