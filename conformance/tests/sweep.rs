@@ -128,6 +128,7 @@ fn each_broken_tool_is_found_written_out_and_fails_again_when_replayed() {
     .collect();
     let expected_warned: BTreeSet<String> = [
         "sweep/surface/tool-names",
+        "sweep/surface/tool-names-unique",
         "sweep/tool/accepts-anything/invalid",
         "sweep/tool/bad-result/invalid",
         "sweep/tool/bad-structured/invalid",
@@ -138,6 +139,32 @@ fn each_broken_tool_is_found_written_out_and_fails_again_when_replayed() {
     .collect();
     assert_eq!(failed, expected_failed);
     assert_eq!(warned, expected_warned);
+
+    // A duplicate name is reported under the one sentence it breaks, naming the name.
+    let sweep_report = report(&json);
+    let unique = sweep_report["scenarios"]
+        .as_array()
+        .and_then(|all| {
+            all.iter()
+                .find(|s| s["name"] == "sweep/surface/tool-names-unique")
+        })
+        .expect("the uniqueness scenario");
+    let quotes: Vec<&str> = unique["source"]
+        .as_array()
+        .expect("sources")
+        .iter()
+        .filter_map(|s| s["quote"].as_str())
+        .collect();
+    assert_eq!(quotes, ["Tool names SHOULD be unique within a server."]);
+    let label = unique["warnings"][0]["step_label"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        label.contains("listed more than once: \"twice\""),
+        "{label}"
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("twice: listed more than once"), "{err}");
 
     // A failing valid call is shrunk to the simplest arguments that still fail: this tool
     // fails whatever it is given, so to none at all.
@@ -186,6 +213,105 @@ fn each_broken_tool_is_found_written_out_and_fails_again_when_replayed() {
     };
     assert_eq!(base(&again_failed), expected_failed);
     assert_eq!(base(&again_warned), expected_warned);
+}
+
+#[test]
+fn a_tool_failing_only_on_one_schema_edge_is_found_at_every_seed() {
+    // Each tool crashes or hangs on one edge of its inputSchema only (an empty string, exactly
+    // `maximum`, the nearest integer inside `exclusiveMaximum`, the last `enum` member): the
+    // seeded draws reach such a value at some seeds only, the edge cases at all of them.
+    let tools = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/sweep/edge-tools.yaml");
+    let expected: [(&str, &str); 4] = [
+        ("empty-crash", "edge: text empty string"),
+        ("max-hang", "edge: count maximum 1000"),
+        (
+            "below-exclusive-crash",
+            "edge: size exclusiveMaximum 100: 99",
+        ),
+        ("enum-crash", "edge: mode enum member \"h\""),
+    ];
+    let runs: Vec<_> = (1..=8u64)
+        .map(|seed| {
+            std::thread::spawn(move || {
+                let dir = tempfile::tempdir().expect("tempdir");
+                let json = dir.path().join("sweep.json");
+                let seed_text = seed.to_string();
+                let repro = dir.path().join("repro");
+                let mut args = vec![];
+                if seed == 1 {
+                    args.extend(["--emit-repro", repro.to_str().expect("utf-8 path")]);
+                }
+                args.extend([
+                    "--seed",
+                    &seed_text,
+                    "--protocol",
+                    "legacy",
+                    "--step-timeout",
+                    "2s",
+                    "--jobs",
+                    "8",
+                    "--json",
+                    json.to_str().expect("utf-8 path"),
+                    "--",
+                    BIN,
+                    "fixture-server",
+                    "--tools",
+                    tools,
+                ]);
+                let out = sweep(&args);
+                let written: Vec<(String, String)> = std::fs::read_dir(repro.join("scenarios"))
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|e| e.ok())
+                    .filter_map(|e| {
+                        let name = e.file_name().to_string_lossy().into_owned();
+                        Some((name, std::fs::read_to_string(e.path()).ok()?))
+                    })
+                    .collect();
+                (seed, out, report(&json), written)
+            })
+        })
+        .collect();
+    for run in runs {
+        let (seed, out, report, written) = run.join().expect("a sweep thread");
+        assert_eq!(out.status.code(), Some(1), "seed {seed}");
+        let (failed, _) = verdicts(&report);
+        let expected_failed: BTreeSet<String> = expected
+            .iter()
+            .map(|(tool, _)| format!("sweep/tool/{tool}/valid"))
+            .collect();
+        assert_eq!(failed, expected_failed, "seed {seed}");
+        for (tool, edge) in expected {
+            let name = format!("sweep/tool/{tool}/valid");
+            let scenario = report["scenarios"]
+                .as_array()
+                .and_then(|all| all.iter().find(|s| s["name"] == name.as_str()))
+                .expect("the tool's scenario");
+            let label = scenario["failure"]["step_label"]
+                .as_str()
+                .unwrap_or_default();
+            assert_eq!(
+                label,
+                format!("call {tool} ({edge})"),
+                "seed {seed}: {}",
+                scenario["failure"]
+            );
+            // The case written out names its edge too (`--emit-repro`, seed 1).
+            if seed == 1 {
+                let prefix = format!("sweep_tool_{tool}_valid_step-");
+                let case = written
+                    .iter()
+                    .find(|(file, _)| file.starts_with(&prefix))
+                    .and_then(|(_, text)| serde_saphyr::from_str::<Value>(text).ok())
+                    .unwrap_or_else(|| panic!("{prefix}* in {written:?}"));
+                let label = case["steps"][1]["label"].as_str().unwrap_or_default();
+                assert!(
+                    label.starts_with(&format!("call {tool} ({edge})")),
+                    "{case}"
+                );
+            }
+        }
+    }
 }
 
 #[test]

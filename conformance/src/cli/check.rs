@@ -36,6 +36,10 @@ pub struct CheckArgs {
     /// Seeded schema-valid calls per tool, after its boundary values.
     #[arg(long, default_value_t = 5)]
     pub cases: usize,
+    /// At most this many boundary-value calls per tool (its schema's edges, the same at
+    /// every seed; 0 leaves them out).
+    #[arg(long, default_value_t = crate::sweep::edges::MAX_EDGES)]
+    pub edges: usize,
     /// Also call tools not annotated `readOnlyHint: true` (the specification says a tool
     /// without annotations may be destructive, so they are left out by default).
     #[arg(long)]
@@ -184,6 +188,7 @@ pub fn check(args: CheckArgs) -> ExitCode {
     not_judged.extend(unspoken);
     let options = CaseOptions {
         cases: args.cases,
+        edges: args.edges,
         include_mutating: args.include_mutating,
     };
     let (swept, _) = match sweep_scenarios("check", &found, &options, args.seed) {

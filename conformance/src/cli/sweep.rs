@@ -30,9 +30,13 @@ pub struct SweepArgs {
     /// Seed of the generated arguments: the same seed makes the same cases.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Schema-valid calls per tool.
+    /// Seeded schema-valid calls per tool.
     #[arg(long, default_value_t = 5)]
     pub cases: usize,
+    /// Most edge cases per tool (empty and longest strings, bounds, every enum member, each
+    /// optional property alone...), called at every seed before the seeded cases.
+    #[arg(long, default_value_t = crate::sweep::edges::MAX_EDGES)]
+    pub edges: usize,
     /// Also call tools not annotated `readOnlyHint: true` (the specification says a tool
     /// without annotations may be destructive, so they are left out by default).
     #[arg(long)]
@@ -100,6 +104,7 @@ pub fn sweep(args: SweepArgs) -> ExitCode {
     let spoken: Vec<Generation> = found.spoken.iter().map(|(g, _)| *g).collect();
     let options = CaseOptions {
         cases: args.cases,
+        edges: args.edges,
         include_mutating: args.include_mutating,
     };
     let (scenarios, documents) = match sweep_scenarios("sweep", &found, &options, args.seed) {
@@ -211,8 +216,19 @@ pub(super) fn sweep_scenarios(
             .filter(|step| step.get(kind).is_some())
             .count()
     };
+    let edge_calls = made
+        .scenarios
+        .iter()
+        .filter_map(|s| s["steps"].as_array())
+        .flatten()
+        .filter(|step| {
+            step["label"]
+                .as_str()
+                .is_some_and(|l| l.contains(" (edge: "))
+        })
+        .count();
     eprintln!(
-        "{who}: {} tools listed; {} sweep scenarios with {} tool calls and {} fuzz lines, in each of {} generation(s)",
+        "{who}: {} tools listed; {} sweep scenarios with {} tool calls ({edge_calls} at schema edges) and {} fuzz lines, in each of {} generation(s)",
         tools.len(),
         made.scenarios.len(),
         count("call"),
@@ -450,8 +466,17 @@ async fn minimize(
         for (i, candidate) in candidates {
             if !changed[i] && still.iter().any(|s| s["name"] == candidate["name"]) {
                 let name = docs[i]["name"].clone();
+                // The label named the case it was cut from (an edge, say), which the shrunk
+                // arguments may no longer be.
+                let label = docs[i]["steps"][1]["label"].as_str().map(|l| {
+                    let l = l.strip_suffix(", shrunk").unwrap_or(l);
+                    format!("{l}, shrunk")
+                });
                 docs[i] = candidate;
                 docs[i]["name"] = name;
+                if let Some(label) = label {
+                    docs[i]["steps"][1]["label"] = json!(label);
+                }
                 changed[i] = true;
             }
         }

@@ -7,6 +7,7 @@
 
 use serde_json::{Value, json};
 
+use super::edges::{Edge, edges};
 use super::values::{Rng, invalid_variants, valid_sets};
 
 const TOOLS_PAGE: &str = "https://modelcontextprotocol.io/specification/2025-11-25/server/tools";
@@ -17,8 +18,10 @@ const PAGINATION_PAGE: &str =
 /// What a sweep asks of each tool.
 #[derive(Debug, Clone)]
 pub struct CaseOptions {
-    /// Schema-valid calls per tool.
+    /// Seeded schema-valid calls per tool.
     pub cases: usize,
+    /// Most edge cases per tool ([`super::edges`]), called before the seeded ones.
+    pub edges: usize,
     /// Call tools not annotated `readOnlyHint: true` too.
     pub include_mutating: bool,
 }
@@ -73,8 +76,16 @@ pub fn cases(tools: &[Value], options: &CaseOptions, seed: u64) -> Cases {
         &mut rng,
     );
     out.scenarios.push(super::fuzz::scenario(&lines));
+    let mut seen: Vec<&str> = Vec::new();
     for tool in tools {
         let name = tool.get("name").and_then(Value::as_str).unwrap_or_default();
+        if seen.contains(&name) {
+            out.left_out.push(format!(
+                "{name}: listed more than once; the first listing is the one swept"
+            ));
+            continue;
+        }
+        seen.push(name);
         let read_only = tool.pointer("/annotations/readOnlyHint") == Some(&Value::Bool(true));
         if !read_only && !options.include_mutating {
             out.left_out.push(format!(
@@ -86,20 +97,21 @@ pub fn cases(tools: &[Value], options: &CaseOptions, seed: u64) -> Cases {
         let Some(schema) = tool.get("inputSchema") else {
             continue;
         };
+        let edges = edges(schema, options.edges);
         let sets = valid_sets(schema, options.cases, &mut rng);
-        if sets.is_empty() {
+        let Some(base) = sets.first().or(edges.last().map(|e| &e.args)) else {
             out.left_out.push(format!(
                 "{name}: no argument set valid against its inputSchema could be made"
             ));
             continue;
-        }
+        };
         // An outputSchema that is no schema is the surface check's finding; the calls are
         // then judged without it.
         let output = tool
             .get("outputSchema")
             .filter(|s| jsonschema::meta::is_valid(s));
-        out.scenarios.push(valid_calls(name, &sets, output));
-        let invalid = invalid_variants(schema, &sets[0]);
+        out.scenarios.push(valid_calls(name, &edges, &sets, output));
+        let invalid = invalid_variants(schema, base);
         if !invalid.is_empty() {
             out.scenarios.push(invalid_calls(name, &invalid));
         }
@@ -113,6 +125,12 @@ fn surface(tools: &[Value]) -> Vec<Value> {
         .filter_map(|t| t.get("name").and_then(Value::as_str))
         .collect();
     names.sort_unstable();
+    let mut repeated: Vec<&str> = names
+        .windows(2)
+        .filter(|w| w[0] == w[1])
+        .map(|w| w[0])
+        .collect();
+    repeated.dedup();
     names.dedup();
     let optional = |pattern: Value| json!({"$one_of": [{"$absent": true}, pattern]});
     let boolean = optional(json!({"$type": "boolean"}));
@@ -127,8 +145,8 @@ fn surface(tools: &[Value]) -> Vec<Value> {
                      JSON Schema object (not null)",
                 ),
                 schema_source(
-                    "Tool: inputSchema { $schema?: string; type: \"object\"; ... }",
-                    "A JSON Schema object defining the expected parameters for the tool.",
+                    "Tool",
+                    "inputSchema: { $schema?: string; type: \"object\"; ... };",
                 ),
             ],
             vec![
@@ -169,9 +187,9 @@ fn surface(tools: &[Value]) -> Vec<Value> {
                     "annotations: Optional properties describing tool behavior",
                 ),
                 schema_source(
-                    "ToolAnnotations: title?: string; readOnlyHint?: boolean; \
-                     destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean",
-                    "If true, the tool does not modify its environment.",
+                    "ToolAnnotations",
+                    "title?: string; ... readOnlyHint?: boolean; ... destructiveHint?: boolean; \
+                     ... idempotentHint?: boolean; ... openWorldHint?: boolean;",
                 ),
             ],
             vec![
@@ -197,13 +215,24 @@ fn surface(tools: &[Value]) -> Vec<Value> {
                      lowercase ASCII letters (A-Z, a-z), digits (0-9), underscore (_), \
                      hyphen (-), and dot (.)",
                 ),
-                source("Tool Names", "Tool names SHOULD be unique within a server."),
             ],
             vec![
                 init(),
                 json!({"list_tools": {}, "label": "names of 1 to 128 allowed characters",
                        "expect": {"tools": {"$each": {"name": {"$regex": "^[A-Za-z0-9_.-]{1,128}$"}}}}}),
-                json!({"list_tools": {}, "label": format!("{} tools, as many as distinct names", names.len()),
+            ],
+        ),
+        // Its own scenario, so a duplicate is reported under the one sentence it breaks.
+        scenario(
+            "sweep/surface/tool-names-unique",
+            "should",
+            vec![source(
+                "Tool Names",
+                "Tool names SHOULD be unique within a server.",
+            )],
+            vec![
+                init(),
+                json!({"list_tools": {}, "label": unique_label(tools.len(), &names, &repeated),
                        "expect": {"tools": {"$len": names.len()}}}),
             ],
         ),
@@ -219,6 +248,19 @@ fn surface(tools: &[Value]) -> Vec<Value> {
                        "expect": {"error": {"code": -32602}}}],
         }),
     ]
+}
+
+/// The label of the uniqueness check: how many names, and which are listed more than once.
+fn unique_label(listed: usize, distinct: &[&str], repeated: &[&str]) -> String {
+    if repeated.is_empty() {
+        return format!("{listed} tools, each name listed once");
+    }
+    let shown: Vec<String> = repeated.iter().map(|n| format!("{n:?}")).collect();
+    format!(
+        "{listed} tools, {} distinct names (listed more than once: {})",
+        distinct.len(),
+        shown.join(", ")
+    )
 }
 
 /// The minimal shape of a `CallToolResult`: `content` of known block types, each with its
@@ -271,18 +313,26 @@ fn answer_pattern(output_schema: Option<&Value>) -> Value {
     }
 }
 
-fn valid_calls(name: &str, sets: &[Value], output_schema: Option<&Value>) -> Value {
+/// The edge cases first, whatever the seed, then the seeded sets; each step's label names
+/// its case (`call NAME (edge: text empty string)`, `call NAME (valid case 2)`).
+fn valid_calls(name: &str, edges: &[Edge], sets: &[Value], output_schema: Option<&Value>) -> Value {
     let mut steps = vec![init()];
     let expect = answer_pattern(output_schema);
+    for edge in edges {
+        steps.push(json!({"call": name, "args": edge.args,
+                          "label": format!("call {name} (edge: {})", edge.what),
+                          "expect": expect}));
+    }
     for (i, args) in sets.iter().enumerate() {
         steps.push(json!({"call": name, "args": args, "label": format!("call {name} (valid case {})", i + 1),
                           "expect": expect}));
     }
     steps.push(json!({"list_tools": {}, "label": "the server still answers"}));
     let mut sources = vec![
-        source(
-            "Calling Tools",
-            "To invoke a tool, clients send a tools/call request:",
+        schema_source(
+            "CallToolResult: content: ContentBlock[]; structuredContent?: { [key: string]: \
+             unknown }; isError?: boolean",
+            "The server's response to a tool call.",
         ),
         json!({"document": "https://www.jsonrpc.org/specification", "section": "5 Response object",
                "quote": "When a rpc call is made, the Server MUST reply with a Response, except for in the case of Notifications."}),
@@ -336,73 +386,5 @@ fn invalid_calls(name: &str, invalid: &[super::values::Invalid]) -> Value {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
-mod tests {
-    use super::*;
-
-    fn tools() -> Vec<Value> {
-        vec![
-            json!({"name": "echo", "annotations": {"readOnlyHint": true},
-                   "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}},
-                                   "required": ["text"]},
-                   "outputSchema": {"type": "object", "properties": {"text": {"type": "string"}},
-                                    "required": ["text"]}}),
-            json!({"name": "delete", "inputSchema": {"type": "object"}}),
-        ]
-    }
-
-    #[test]
-    fn every_case_is_a_valid_scenario_and_unannotated_tools_are_left_out() {
-        let cases = cases(
-            &tools(),
-            &CaseOptions {
-                cases: 3,
-                include_mutating: false,
-            },
-            1,
-        );
-        let names: Vec<&str> = cases
-            .scenarios
-            .iter()
-            .filter_map(|s| s["name"].as_str())
-            .collect();
-        assert!(names.contains(&"sweep/tool/echo/valid"), "{names:?}");
-        assert!(names.contains(&"sweep/tool/echo/invalid"), "{names:?}");
-        assert!(!names.iter().any(|n| n.contains("delete")), "{names:?}");
-        assert_eq!(cases.left_out.len(), 1);
-        for s in &cases.scenarios {
-            let text = serde_saphyr::to_string(s).unwrap();
-            crate::model::parse_scenario(&text, "sweep.yaml")
-                .unwrap_or_else(|e| panic!("{}: {e:?}\n{text}", s["name"]));
-        }
-        let all = super::cases(
-            &tools(),
-            &CaseOptions {
-                cases: 3,
-                include_mutating: true,
-            },
-            1,
-        );
-        assert!(all.left_out.is_empty());
-    }
-
-    #[test]
-    fn a_result_is_judged_by_its_shape_and_the_declared_output_schema() {
-        let output = json!({"type": "object", "required": ["text"]});
-        let pattern = crate::matcher::Pattern::compile(&answer_pattern(Some(&output))).unwrap();
-        let good = json!({"result": {"content": [{"type": "text", "text": "a"}],
-                                     "structuredContent": {"text": "a"}},
-                          "isError": false, "structured": {"text": "a"}});
-        assert!(pattern.matches(&good).is_ok());
-        let missing = json!({"result": {"content": []}, "isError": false});
-        assert!(pattern.matches(&missing).is_err());
-        let bad_block =
-            json!({"result": {"content": [{"type": "image", "data": "x"}]}, "isError": true});
-        assert!(pattern.matches(&bad_block).is_err());
-        let refused = json!({"result": {"content": [{"type": "text", "text": "no"}], "isError": true},
-                             "isError": true});
-        assert!(pattern.matches(&refused).is_ok());
-        let error = json!({"error": {"code": -32603, "message": "boom"}});
-        assert!(pattern.matches(&error).is_ok());
-    }
-}
+#[path = "cases_tests.rs"]
+mod tests;

@@ -215,7 +215,9 @@ pub fn scenario(mutations: &[Mutation]) -> Value {
             {"document": STDIO_PAGE, "section": "stdio",
              "quote": "The server MUST NOT write anything to its stdout that is not a valid MCP message."},
             {"document": "https://www.jsonrpc.org/specification", "section": "5 Response object",
-             "quote": "When a rpc call is made, the Server MUST reply with a Response, except for in the case of Notifications."}
+             "quote": "When a rpc call is made, the Server MUST reply with a Response, except for in the case of Notifications."},
+            {"document": "https://www.jsonrpc.org/specification", "section": "5 Response object",
+             "quote": "It MUST be the same as the value of the id member in the Request Object."}
         ],
         "steps": steps,
     })

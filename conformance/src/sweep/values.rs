@@ -36,9 +36,9 @@ impl Rng {
 }
 
 /// The deepest a generated value nests (recursive schemas stop here).
-const MAX_DEPTH: usize = 6;
+pub(super) const MAX_DEPTH: usize = 6;
 /// Attempts at a schema-valid set before giving up on a case.
-const ATTEMPTS: usize = 40;
+pub(super) const ATTEMPTS: usize = 40;
 
 /// Draws up to `cases` distinct schema-valid argument objects for `schema`.
 pub fn valid_sets(schema: &Value, cases: usize, rng: &mut Rng) -> Vec<Value> {
@@ -120,7 +120,7 @@ pub fn invalid_variants(schema: &Value, base: &Value) -> Vec<Invalid> {
     out
 }
 
-fn required(schema: &Value) -> Vec<String> {
+pub(super) fn required(schema: &Value) -> Vec<String> {
     schema
         .get("required")
         .and_then(Value::as_array)
@@ -148,7 +148,7 @@ fn wrong_type(sub: &Value) -> Option<Value> {
         .find(|c| !allowed.is_empty() && !allowed.iter().any(|t| admits(t, c)))
 }
 
-fn types_of(schema: &Value) -> Vec<String> {
+pub(super) fn types_of(schema: &Value) -> Vec<String> {
     match schema.get("type") {
         Some(Value::String(t)) => vec![t.clone()],
         Some(Value::Array(ts)) => ts
@@ -174,7 +174,7 @@ fn admits(ty: &str, v: &Value) -> bool {
 }
 
 /// A candidate value for `schema` (within `root`, for local `$ref`s). `top` forces an object.
-fn draw(
+pub(super) fn draw(
     root: &Value,
     schema: &Value,
     rng: &mut Rng,
@@ -230,7 +230,7 @@ fn draw(
 }
 
 /// The type a schema without `type` means, from its keywords.
-fn infer(schema: &Value) -> String {
+pub(super) fn infer(schema: &Value) -> String {
     let has = |k: &str| schema.get(k).is_some();
     if has("properties") || has("required") || has("additionalProperties") {
         "object"
@@ -244,7 +244,7 @@ fn infer(schema: &Value) -> String {
     .to_string()
 }
 
-fn resolve<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
+pub(super) fn resolve<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
     let pointer = reference.strip_prefix('#')?;
     root.pointer(pointer)
 }
@@ -281,7 +281,7 @@ fn array(root: &Value, schema: &Value, rng: &mut Rng, depth: usize, optional: bo
 }
 
 /// A short, harmless string: letters and digits, or a well-known form for `format`.
-fn string(schema: &Value, rng: &mut Rng) -> String {
+pub(super) fn string(schema: &Value, rng: &mut Rng) -> String {
     if let Some(format) = schema.get("format").and_then(Value::as_str) {
         let known = match format {
             "date-time" => Some("2025-01-01T00:00:00Z"),
