@@ -1,7 +1,8 @@
 //! `mcp-conformance sweep` driven as a user would: against the suite's fixture server (clean),
 //! against a fixture serving one broken tool for each kind of check (every one found, written
-//! out with `--emit-repro`, and failing again when `run` replays it), and against servers
-//! that cannot be swept (one line, exit 2, within the deadline).
+//! out with `--emit-repro`, and failing again when `run` replays it), against answers that
+//! break JSON-RPC 2.0 (named for what they are), and against servers that cannot be swept
+//! (one line, exit 2, within the deadline).
 
 use assert_cmd::Command;
 use serde_json::Value;
@@ -357,6 +358,48 @@ fn a_server_that_dies_on_a_fuzz_line_is_found_and_the_line_kept() {
         Some(1),
         "{}",
         String::from_utf8_lossy(&replay.stdout)
+    );
+}
+
+#[test]
+fn answers_that_break_jsonrpc_are_named_in_the_tool_checks_and_the_discovery() {
+    // Every tools/call answered with both result and error: each call fails as that, at
+    // level must, although the result alone passes the tool checks.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (out, json, _) =
+        sweep_fixture_with_repro(dir.path(), &["--jsonrpc-defect", "result-and-error"]);
+    assert_eq!(out.status.code(), Some(1));
+    let report = report(&json);
+    let echo = report["scenarios"]
+        .as_array()
+        .expect("scenarios")
+        .iter()
+        .find(|s| s["name"] == "sweep/tool/echo/valid")
+        .expect("the echo cases");
+    assert_eq!(echo["status"], "failed");
+    assert_eq!(echo["failure"]["level"], "must");
+    let message = echo["failure"]["message"].as_str().unwrap_or_default();
+    assert_eq!(
+        message.lines().next(),
+        Some("a response with both result and error"),
+        "{message}"
+    );
+
+    // Request 1 (initialize) answered with id "1": no session opens, and the one line says
+    // why.
+    let out = sweep(&[
+        "--",
+        BIN,
+        "fixture-server",
+        "--jsonrpc-defect",
+        "string-ids",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("initialize: answered request 1 with id \"1\" (a string)"),
+        "{err}"
     );
 }
 

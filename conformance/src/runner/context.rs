@@ -4,7 +4,7 @@ use crate::interp::{InterpError, Vars};
 use crate::model::{CommandSpec, KnobEnv, Scenario, Target};
 use crate::process::{Invocation, resolve_program};
 use crate::sandbox::Sandbox;
-use crate::session::Session;
+use crate::session::{Findings, Session};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -125,6 +125,9 @@ pub struct Run<'a> {
     pub declared_outputs: Mutex<HashMap<(usize, String), Value>>,
     /// Seconds since boot when the scenario started (pids started before are never killed).
     pub started_uptime: Option<f64>,
+    /// What every session the scenario started (restarted ones too) found that breaks
+    /// JSON-RPC 2.0 (`jsonrpc.rs`).
+    pub started: Mutex<Vec<Findings>>,
 }
 
 /// Locks a std mutex, ignoring poisoning (a panicked step must not hide the report).

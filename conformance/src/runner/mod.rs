@@ -3,6 +3,7 @@
 
 pub mod context;
 mod contract;
+pub mod jsonrpc;
 mod observe;
 mod open;
 pub mod plan;

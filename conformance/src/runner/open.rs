@@ -108,7 +108,7 @@ impl Run<'_> {
             .await
         {
             Ok(resp) => resp,
-            Err(SessionError::Timeout(_)) => {
+            Err(SessionError::Timeout { .. }) => {
                 return Ok(Discovered::Legacy(
                     json!({"timeout": format!("{timeout:?}")}),
                 ));

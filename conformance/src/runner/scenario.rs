@@ -246,6 +246,7 @@ fn setup<'a>(tctx: &'a TargetCtx, scenario: &'a Scenario) -> Result<Run<'a>, Str
         pidfiles: Mutex::new(Vec::new()),
         declared_outputs: Mutex::new(HashMap::new()),
         started_uptime: crate::process::uptime_secs(),
+        started: Mutex::new(Vec::new()),
     })
 }
 
@@ -278,7 +279,8 @@ enum Judged {
 }
 
 /// Starts the servers, runs the steps under the scenario deadline, and always tears down.
-/// Failed checks of level `should` go to `warnings` instead of failing the scenario.
+/// Failed checks of level `should` go to `warnings` instead of failing the scenario. A
+/// message that broke JSON-RPC 2.0 fails it once the steps are done (`jsonrpc.rs`).
 async fn execute(
     run: &Run<'_>,
     policy: LevelPolicy,
@@ -291,6 +293,7 @@ async fn execute(
         .unwrap_or(run.target.target.timeouts.scenario.0);
     let scenario_level = run.scenario.level;
     let found = Mutex::new(Vec::new());
+    let noticed = Mutex::new(None);
     // The top-level step running now, for the report of a scenario deadline (which drops the
     // body mid-step); `usize::MAX` before the first.
     let current = AtomicUsize::new(usize::MAX);
@@ -328,9 +331,11 @@ async fn execute(
                 server_rss_kib: kib("VmRSS"),
                 server_peak_rss_kib: kib("VmHWM"),
             });
+            run.notice_violation(index, &mut lock(&noticed));
             if let Err(e) = outcome {
+                let pinned = e.level;
                 let mut failure = run.failure_for(Some(step), index, e);
-                failure.level = level;
+                failure.level = pinned.unwrap_or(level);
                 let whole = step.level.is_none();
                 match judge(failure, whole, policy, &mut lock(&found)) {
                     Judged::Continue => {}
@@ -342,6 +347,10 @@ async fn execute(
         Ok(())
     };
     let outcome = match tokio::time::timeout(deadline, body).await {
+        Ok(Ok(())) => match lock(&noticed).take() {
+            Some((index, v)) => Err(run.violation_failure(index, &v)),
+            None => Ok(()),
+        },
         Ok(r) => r,
         Err(_) => {
             let index = Some(current.load(Ordering::Relaxed)).filter(|i| *i != usize::MAX);
@@ -375,6 +384,7 @@ impl Run<'_> {
             session.set_modern(Some(ModernMeta::default()));
         }
         let session = Arc::new(session);
+        lock(&self.started).push(session.findings());
         *slot.session.write().await = Some(session.clone());
         Ok(session)
     }

@@ -1,16 +1,20 @@
 //! What the reader tasks learn from a server's stdout and stderr, behind one lock: responses
 //! routed by id, the queue of everything else, the transcript, the streams' text.
 
+use super::check::Violation;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::process::ExitStatus;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::sync::Notify;
 
 pub(super) const TRANSCRIPT_LINES: usize = 40;
 pub(super) const TRANSCRIPT_LINE_CHARS: usize = 400;
 pub(super) const STDERR_KEEP: usize = 1 << 20;
 pub(super) const STDOUT_TEXT_KEEP: usize = 1 << 20;
+/// Messages that broke JSON-RPC 2.0 kept per session (the first ones: a report names the
+/// first).
+pub(super) const VIOLATIONS_KEEP: usize = 20;
 
 /// One message in the queue of unsolicited messages.
 #[derive(Debug, Clone)]
@@ -22,8 +26,17 @@ pub(super) struct Queued {
 /// Everything the reader tasks learned, behind one lock.
 #[derive(Debug, Default)]
 pub(super) struct Inbox {
+    /// Our pending requests (sent with [`super::Session::send_request`]) by id key.
     pub(super) our_ids: HashSet<String>,
+    /// The id key of everything we wrote that carried an id (requests, raw lines too).
+    pub(super) sent: HashSet<String>,
     pub(super) responses: HashMap<String, Value>,
+    /// Answers to our pending requests that break JSON-RPC 2.0 (a near miss of the id's type,
+    /// result and error together...), by the request's id key: a wait for that request ends
+    /// with it.
+    pub(super) near_misses: HashMap<String, Violation>,
+    /// Every message that broke JSON-RPC 2.0, in arrival order.
+    pub(super) violations: Vec<Violation>,
     /// Every response to our requests, kept after it was taken (for `no_response`).
     pub(super) answered: HashMap<String, Value>,
     pub(super) queue: Vec<Queued>,
@@ -67,7 +80,25 @@ impl Shared {
     }
 }
 
-/// The key under which a JSON-RPC id is routed.
-pub(super) fn id_key(id: &Value) -> String {
-    id.to_string()
+/// What a session found that breaks JSON-RPC 2.0 ([`super::Session::findings`]).
+#[derive(Clone)]
+pub struct Findings {
+    shared: Arc<Shared>,
+}
+
+impl Findings {
+    pub(super) fn new(shared: Arc<Shared>) -> Self {
+        Findings { shared }
+    }
+
+    /// The first message that broke JSON-RPC 2.0, if any did.
+    pub fn first(&self) -> Option<Violation> {
+        self.shared.lock().violations.first().cloned()
+    }
+}
+
+impl std::fmt::Debug for Findings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Findings").finish_non_exhaustive()
+    }
 }

@@ -4,14 +4,21 @@
 //! requests without a progress token), so it speaks the wire format itself instead of
 //! using an SDK client. Every line the server writes is kept: responses to our requests are
 //! routed by id, everything else waits in a queue for `expect_message`, and lines that are
-//! not JSON-RPC are recorded as protocol violations.
+//! not JSON-RPC are recorded as protocol violations. Every object the server writes is held
+//! to JSON-RPC 2.0 (`check.rs`); what breaks it is kept ([`Session::violations`]), and a
+//! wait for an answer that came malformed, or with an id of another type, ends with that.
 
+mod check;
 mod inbox;
 mod reader;
 
+pub use check::Violation;
+pub use inbox::Findings;
+
 use crate::generation::{ModernMeta, drop_null_protocol_keys};
 use crate::process::{Invocation, kill_group};
-use inbox::{Inbox, Shared, TRANSCRIPT_LINE_CHARS, id_key};
+use check::{id_key, ids_in_line};
+use inbox::{Inbox, Shared, TRANSCRIPT_LINE_CHARS};
 use nix::sys::signal::Signal;
 use reader::{read_stderr, read_stdout};
 use serde_json::{Value, json};
@@ -39,8 +46,16 @@ pub enum SessionError {
     Write(std::io::Error),
     #[error("the server's stdin is closed")]
     StdinClosed,
-    #[error("no answer within {0:?}")]
-    Timeout(Duration),
+    #[error("no answer within {after:?}{}", meanwhile_text(.meanwhile))]
+    Timeout {
+        after: Duration,
+        /// What the server sent meanwhile that broke JSON-RPC 2.0 (none answered the request).
+        meanwhile: Vec<Violation>,
+    },
+    /// The answer came, and breaks JSON-RPC 2.0: no correct answer can undo that, so the
+    /// wait ends here.
+    #[error("{}", .0.report())]
+    Violation(Box<Violation>),
     #[error("the server closed its stdout (exited?) before answering")]
     Exited,
 }
@@ -112,7 +127,14 @@ impl Session {
         // Noted before it is written: once written, the answer may be read (and noted) before
         // this task runs again, and the transcript must show the request first.
         let text = String::from_utf8_lossy(bytes);
-        self.shared.lock().note("->", text.trim_end_matches('\n'));
+        {
+            let mut inbox = self.shared.lock();
+            inbox.note("->", text.trim_end_matches('\n'));
+            // The ids we write, so their answers are recognised (raw lines included).
+            for line in bytes.split(|b| *b == b'\n') {
+                inbox.sent.extend(ids_in_line(line));
+            }
+        }
         let written = match w.write_all(bytes).await {
             Ok(()) => w.flush().await,
             Err(e) => Err(e),
@@ -179,7 +201,11 @@ impl Session {
             (_, None) => drop_null_protocol_keys(params),
         };
         let id = json!(self.next_id.fetch_add(1, Ordering::Relaxed));
-        self.shared.lock().our_ids.insert(id_key(&id));
+        {
+            let mut inbox = self.shared.lock();
+            inbox.our_ids.insert(id_key(&id));
+            inbox.sent.insert(id_key(&id));
+        }
         let mut msg = json!({"jsonrpc": "2.0", "id": id, "method": method});
         if let Some(p) = params {
             msg["params"] = p;
@@ -197,7 +223,11 @@ impl Session {
         self.send_message(&msg).await
     }
 
-    /// Waits for the response to one of our requests.
+    /// Waits for the response to one of our requests. An answer that breaks JSON-RPC 2.0
+    /// (result and error together, an id of another JSON type...) ends the wait with
+    /// [`SessionError::Violation`]: it is a failure whatever follows, so waiting on could only
+    /// hide it behind a timeout. A timeout names what the server sent meanwhile that broke
+    /// JSON-RPC 2.0.
     pub async fn response(&self, id: &Value, timeout: Duration) -> Result<Value, SessionError> {
         let key = id_key(id);
         let answer = self
@@ -205,13 +235,23 @@ impl Session {
                 if let Some(r) = inbox.responses.remove(&key) {
                     return Some(Ok(r));
                 }
+                if let Some(v) = inbox.near_misses.remove(&key) {
+                    return Some(Err(SessionError::Violation(Box::new(v))));
+                }
                 if inbox.stdout_closed {
                     return Some(Err(SessionError::Exited));
                 }
                 None
             })
-            .await?;
-        if answer.is_err() {
+            .await
+            .map_err(|e| match e {
+                SessionError::Timeout { after, .. } => SessionError::Timeout {
+                    after,
+                    meanwhile: self.violations(),
+                },
+                other => other,
+            })?;
+        if matches!(answer, Err(SessionError::Exited)) {
             // Let the failure report carry the last words the server wrote on stderr.
             self.wait_streams_closed(EXIT_AFTER_EPIPE).await;
         }
@@ -245,7 +285,10 @@ impl Session {
                 return Ok(v);
             }
             if tokio::time::timeout_at(deadline, changed).await.is_err() {
-                return Err(SessionError::Timeout(timeout));
+                return Err(SessionError::Timeout {
+                    after: timeout,
+                    meanwhile: Vec::new(),
+                });
             }
         }
     }
@@ -295,6 +338,17 @@ impl Session {
         })
         .await
         .ok()
+    }
+
+    /// Every message so far that broke JSON-RPC 2.0 (the first ones), oldest first.
+    pub fn violations(&self) -> Vec<Violation> {
+        self.shared.lock().violations.clone()
+    }
+
+    /// A handle on what this session finds that breaks JSON-RPC 2.0, which outlives the
+    /// session without keeping its process (or its process group id) around.
+    pub fn findings(&self) -> Findings {
+        Findings::new(self.shared.clone())
     }
 
     /// Messages not consumed yet (what `expect_message` can still take).
@@ -413,4 +467,14 @@ impl Drop for Session {
     fn drop(&mut self) {
         kill_group(self.pid, Signal::SIGKILL);
     }
+}
+
+/// The lines a timeout adds for what the server sent meanwhile that broke JSON-RPC 2.0.
+fn meanwhile_text(meanwhile: &[Violation]) -> String {
+    let mut out = String::new();
+    for v in meanwhile.iter().take(3) {
+        out.push_str("\nmeanwhile the server sent ");
+        out.push_str(&v.report());
+    }
+    out
 }

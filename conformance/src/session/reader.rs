@@ -1,7 +1,10 @@
 //! The tasks that read a server's stdout (routing our responses, answering the server's own
 //! requests, queueing the rest, recording what is not JSON-RPC) and its stderr.
 
-use super::inbox::{Queued, STDERR_KEEP, STDOUT_TEXT_KEEP, Shared, TRANSCRIPT_LINE_CHARS, id_key};
+use super::check::{check, id_key};
+use super::inbox::{
+    Queued, STDERR_KEEP, STDOUT_TEXT_KEEP, Shared, TRANSCRIPT_LINE_CHARS, VIOLATIONS_KEEP,
+};
 use serde_json::{Value, json};
 use std::sync::Arc;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
@@ -69,12 +72,32 @@ fn handle_line(shared: &Shared, line: &str) -> Option<Value> {
     }
     let has_method = msg.get("method").is_some();
     let id = msg.get("id").cloned();
+    let checked = check(&msg, &inbox.sent);
+    let broken = checked.violation.is_some();
+    if let Some(v) = checked.violation {
+        tracing::debug!(violation = %v.what, "the server broke JSON-RPC 2.0");
+        // An answer to a request we wait for ends that wait, with what is wrong with it.
+        if let Some(key) = &v.answers
+            && inbox.our_ids.contains(key)
+        {
+            inbox
+                .near_misses
+                .entry(key.clone())
+                .or_insert_with(|| v.clone());
+        }
+        if inbox.violations.len() < VIOLATIONS_KEEP {
+            inbox.violations.push(v);
+        }
+    }
     if !has_method
         && let Some(id) = &id
         && inbox.our_ids.remove(&id_key(id))
     {
         inbox.answered.insert(id_key(id), msg.clone());
-        inbox.responses.insert(id_key(id), msg);
+        // A malformed answer waits in `near_misses`, not as the answer.
+        if !broken {
+            inbox.responses.insert(id_key(id), msg);
+        }
         return None;
     }
     if msg.get("method").and_then(Value::as_str) == Some("notifications/progress")

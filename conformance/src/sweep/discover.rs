@@ -76,13 +76,22 @@ pub async fn discover(tctx: Arc<TargetCtx>, generations: &[Generation]) -> Disco
             result.map(|r| r.status),
             tools.get_mut(i).and_then(Option::take),
         ) {
-            (Some(Status::Passed), Some(list)) => out.spoken.push((*generation, list)),
+            // Listed tools: the generation is spoken. The scenario can still have failed
+            // after that, on a message that broke JSON-RPC 2.0 with no step waiting for it;
+            // the sweep's own cases meet it and report it.
+            (Some(Status::Passed | Status::Failed), Some(list)) => {
+                out.spoken.push((*generation, list));
+            }
             _ => {
                 let why = result
                     .and_then(|r| r.failure.as_ref())
-                    .map(|f| match &f.step_label {
-                        Some(step) => format!("{step}: {}", f.message),
-                        None => f.message.clone(),
+                    .map(|f| {
+                        // One line: a message's own lines (a rule quoted) joined.
+                        let message = f.message.lines().collect::<Vec<_>>().join(" ");
+                        match &f.step_label {
+                            Some(step) => format!("{step}: {message}"),
+                            None => message,
+                        }
                     })
                     .unwrap_or_else(|| "no tool list".to_string());
                 out.refused.push((*generation, why));

@@ -18,6 +18,7 @@
 
 mod bugs;
 mod failures;
+mod jsonrpc;
 mod levels;
 mod outdir;
 mod pass_skip;

@@ -13,10 +13,10 @@
 use super::context::{Pending, Run, lock};
 use super::observe::response_observation;
 use crate::matcher::{Mismatch, Pattern, matches};
-use crate::model::{Step, StepKind};
+use crate::model::{Level, Step, StepKind};
 use crate::process::{Invocation, run_to_end};
 use crate::report::FailureKind;
-use crate::session::{Session, SessionError};
+use crate::session::{Session, SessionError, Violation};
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
@@ -36,6 +36,9 @@ pub struct StepFailure {
     pub actual: Option<Value>,
     /// The innermost step that failed, when it is not the top-level one (inside `parallel`).
     pub step: Option<Box<Step>>,
+    /// The level the failure is judged at whatever the step's: a server's message that
+    /// breaks JSON-RPC 2.0 is a `must` failure even in a `should` step.
+    pub level: Option<Level>,
 }
 
 impl StepFailure {
@@ -47,6 +50,17 @@ impl StepFailure {
             expected: None,
             actual: None,
             step: None,
+            level: None,
+        }
+    }
+
+    /// A message from the server that breaks JSON-RPC 2.0: a `must` failure that says what
+    /// is wrong and quotes the rule, with the message as what came back.
+    pub fn violation(v: &Violation) -> Self {
+        StepFailure {
+            actual: Some(v.message.clone()),
+            level: Some(Level::Must),
+            ..Self::assertion(v.report())
         }
     }
 
@@ -68,6 +82,7 @@ impl StepFailure {
             expected: Some(m.expected.clone()),
             actual: m.actual.clone(),
             step: None,
+            level: None,
         }
     }
 }
@@ -82,6 +97,7 @@ impl From<crate::interp::InterpError> for StepFailure {
 pub(super) fn session_failure(e: SessionError) -> StepFailure {
     match e {
         SessionError::Spawn { .. } => StepFailure::error(e.to_string()),
+        SessionError::Violation(v) => StepFailure::violation(&v),
         other => StepFailure::assertion(other.to_string()),
     }
 }
