@@ -346,6 +346,9 @@ pub(super) fn server_target(choice: &ServerChoice<'_>) -> Result<(TargetCtx, Str
                 "name": name,
                 "description": format!("{} with: {}", args.verb, args.command.join(" ")),
                 "suites": ["protocol"],
+                // The revisions the suite knows, newest first: what `initialize` asks for
+                // until the server has said which it speaks.
+                "protocol_versions": ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"],
                 "generations": ["legacy", "modern"],
                 "server": server,
                 "timeouts": {"step": step},
