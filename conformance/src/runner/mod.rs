@@ -4,6 +4,7 @@
 pub mod context;
 mod contract;
 pub mod jsonrpc;
+mod judge;
 mod observe;
 mod open;
 pub mod plan;

@@ -1,6 +1,7 @@
 //! Running one scenario: skip checks, sandbox, servers, steps under deadlines, teardown.
 
 use super::context::{Run, ServerSlot, TargetCtx, build_invocation, knob_server_args, lock};
+use super::judge::{Judged, judge};
 use super::steps::StepFailure;
 use crate::generation::{Generation, ModernMeta};
 use crate::interp::Vars;
@@ -135,9 +136,18 @@ pub async fn run_scenario_observed(
             stderr_tail: Vec::new(),
         }),
     };
-    if let Err(failure) = outcome {
-        result.status = Status::Failed;
-        result.failure = Some(failure);
+    match outcome {
+        Ok(Ended::Judged) => {}
+        Ok(Ended::Unjudged(reason)) => {
+            // Not judged on this target: whatever it warned of before does not count.
+            result.warnings.clear();
+            result.status = Status::Skipped;
+            result.skip_reason = Some(reason);
+        }
+        Err(failure) => {
+            result.status = Status::Failed;
+            result.failure = Some(failure);
+        }
     }
     result.duration = started.elapsed();
     result
@@ -250,43 +260,24 @@ fn setup<'a>(tctx: &'a TargetCtx, scenario: &'a Scenario) -> Result<Run<'a>, Str
     })
 }
 
-/// What a failed check means for the scenario, by the level it is judged at: a `should`
-/// that did not hold is a warning (`Continue` when the step alone is weighed so, `Stop` when
-/// the whole scenario is: later steps rest on it), anything else fails the scenario. A
-/// scenario that could not run as written (an error, not an assertion) always fails.
-fn judge(
-    failure: Failure,
-    whole_scenario: bool,
-    policy: LevelPolicy,
-    warnings: &mut Vec<Failure>,
-) -> Judged {
-    if policy.warns(failure.level) && failure.kind == FailureKind::Assertion {
-        warnings.push(failure);
-        if whole_scenario {
-            Judged::Stop
-        } else {
-            Judged::Continue
-        }
-    } else {
-        Judged::Fail(Box::new(failure))
-    }
-}
-
-enum Judged {
-    Continue,
-    Stop,
-    Fail(Box<Failure>),
+/// How a scenario that did not fail ended.
+enum Ended {
+    /// Its checks were judged (some may have warned).
+    Judged,
+    /// A precondition (`skip_unless`) did not hold: not judged, for this reason.
+    Unjudged(String),
 }
 
 /// Starts the servers, runs the steps under the scenario deadline, and always tears down.
-/// Failed checks of level `should` go to `warnings` instead of failing the scenario. A
-/// message that broke JSON-RPC 2.0 fails it once the steps are done (`jsonrpc.rs`).
+/// Failed checks of level `should` go to `warnings` instead of failing the scenario (see
+/// [`judge`] for when the scenario goes on after one). A message that broke JSON-RPC 2.0
+/// fails it once the steps are done (`jsonrpc.rs`).
 async fn execute(
     run: &Run<'_>,
     policy: LevelPolicy,
     warnings: &mut Vec<Failure>,
     on_step: &mut (dyn FnMut(StepRecord) + Send),
-) -> Result<(), Failure> {
+) -> Result<Ended, Failure> {
     let deadline = run
         .scenario
         .timeout
@@ -336,22 +327,24 @@ async fn execute(
                 let pinned = e.level;
                 let mut failure = run.failure_for(Some(step), index, e);
                 failure.level = pinned.unwrap_or(level);
-                let whole = step.level.is_none();
-                match judge(failure, whole, policy, &mut lock(&found)) {
+                match judge(failure, Some(step), policy, &mut lock(&found)) {
                     Judged::Continue => {}
-                    Judged::Stop => return Ok(()),
+                    Judged::Stop => return Ok(Ended::Judged),
+                    Judged::Skip(reason) => return Ok(Ended::Unjudged(reason)),
                     Judged::Fail(failure) => return Err(*failure),
                 }
             }
         }
-        Ok(())
+        Ok(Ended::Judged)
     };
     let outcome = match tokio::time::timeout(deadline, body).await {
-        Ok(Ok(())) => match lock(&noticed).take() {
+        // A broken message fails the scenario even when a precondition left it unjudged:
+        // that verdict rests on JSON-RPC 2.0, not on the scenario's own steps.
+        Ok(Ok(ended)) => match lock(&noticed).take() {
             Some((index, v)) => Err(run.violation_failure(index, &v)),
-            None => Ok(()),
+            None => Ok(ended),
         },
-        Ok(r) => r,
+        Ok(Err(failure)) => Err(failure),
         Err(_) => {
             let index = Some(current.load(Ordering::Relaxed)).filter(|i| *i != usize::MAX);
             let step = index.and_then(|i| run.scenario.steps.get(i));
@@ -363,9 +356,9 @@ async fn execute(
                 )),
             );
             failure.level = step.and_then(|s| s.level).unwrap_or(scenario_level);
-            match judge(failure, true, policy, &mut lock(&found)) {
+            match judge(failure, None, policy, &mut lock(&found)) {
                 Judged::Fail(failure) => Err(*failure),
-                Judged::Continue | Judged::Stop => Ok(()),
+                Judged::Continue | Judged::Stop | Judged::Skip(_) => Ok(Ended::Judged),
             }
         }
     };

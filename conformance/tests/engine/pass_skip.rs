@@ -1,5 +1,6 @@
 //! Scenarios that pass (`engine/protocol/`, `engine/pass/`, `engine/tools/`), and scenarios
-//! skipped with a reason (`engine/skip/`, engine scenarios on the plain fixture target).
+//! skipped with a reason (`engine/skip/`, engine scenarios on the plain fixture target, and
+//! preconditions: `engine/precondition/`).
 
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -187,4 +188,82 @@ fn engine_scenarios_on_the_plain_fixture_target_leave_nothing_to_judge() {
         stderr.contains("nothing to judge: 1 scenario of suites target fixture-legacy does not claim: engine (1)"),
         "{stderr}"
     );
+}
+
+#[test]
+fn a_precondition_that_does_not_hold_skips_the_scenario_with_its_reason() {
+    let o = run(ENGINE_TARGET, &[&format!("{ENGINE}/precondition")], &[]);
+    assert_eq!(
+        o.code,
+        1,
+        "only the broken precondition fails: {}",
+        o.dump()
+    );
+    assert_eq!(o.scenario("engine/precondition/met")["status"], "passed");
+    for (name, need) in [
+        (
+            "engine/precondition/unmet-file",
+            "precondition not met: the state layout of one implementation (private/layout.db)",
+        ),
+        (
+            "engine/precondition/unmet-exec",
+            "precondition not met: a host where the check script succeeds",
+        ),
+    ] {
+        let s = o.scenario(name);
+        assert_eq!(s["status"], "skipped", "{s}");
+        assert!(s["failure"].is_null(), "{s}");
+        assert_eq!(s["warnings"], serde_json::json!([]), "not judged: {s}");
+        let reason = s["skip_reason"].as_str().unwrap_or("");
+        assert!(reason.starts_with(need), "{reason}");
+        assert!(
+            o.stdout.contains(&format!("skipped {name}: {need}")),
+            "the human report names the skip:\n{}",
+            o.stdout
+        );
+    }
+    let broken = o.scenario("engine/precondition/broken");
+    assert_eq!(broken["status"], "failed", "{broken}");
+    assert_eq!(broken["failure"]["kind"], "error", "{broken}");
+    let (line, column) = marked_position(&format!("{ENGINE}/precondition/broken.yaml"));
+    assert_eq!(broken["failure"]["position"]["line"], line);
+    assert_eq!(broken["failure"]["position"]["column"], column);
+}
+
+#[test]
+fn a_precondition_needs_an_expect_a_reason_and_a_top_level_file_or_exec_step() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for (name, steps, wanted) in [
+        (
+            "no-expect",
+            "  - file: a\n    skip_unless: a file\n",
+            "`skip_unless` needs an `expect`",
+        ),
+        (
+            "no-reason",
+            "  - file: a\n    expect: { exists: true }\n    skip_unless: ' '\n",
+            "`skip_unless` says what the scenario needs",
+        ),
+        (
+            "nested",
+            "  - parallel:\n      - file: a\n        expect: { exists: true }\n        skip_unless: a file\n",
+            "`skip_unless` applies to top-level steps",
+        ),
+        (
+            "call",
+            "  - call: echo\n    args: { text: x }\n    expect: { text: x }\n    skip_unless: an echo\n",
+            "`skip_unless` does not apply to `call`",
+        ),
+    ] {
+        let file = dir.path().join(format!("{name}.yaml"));
+        std::fs::write(&file, format!("name: x/{name}\nsuite: x\nsteps:\n{steps}")).expect("write");
+        let out = Command::new(env!("CARGO_BIN_EXE_mcp-conformance"))
+            .arg("validate")
+            .arg(&file)
+            .output()
+            .expect("run validate");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{name}: {stderr}");
+        assert!(stderr.contains(wanted), "{name}: {stderr}");
+    }
 }

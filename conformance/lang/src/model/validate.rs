@@ -177,6 +177,20 @@ impl Ctx<'_> {
                 format!("`{kind_name}` has nothing to `expect` or `save` here"),
             );
         }
+        if let Some(need) = &raw.skip_unless {
+            if raw.expect.is_none() {
+                self.error(
+                    pos,
+                    "`skip_unless` needs an `expect`: the precondition is that it matches".into(),
+                );
+            }
+            if need.trim().is_empty() {
+                self.error(
+                    pos,
+                    "`skip_unless` says what the scenario needs (it is the skip reason)".into(),
+                );
+            }
+        }
         if let Some(on) = &raw.on
             && !self.servers.contains(on)
         {
@@ -204,6 +218,7 @@ impl Ctx<'_> {
             timeout: raw.timeout.map(|s| s.0),
             label: raw.label.unwrap_or(label),
             level: raw.level,
+            skip_unless: raw.skip_unless,
         })
     }
 }
@@ -224,14 +239,24 @@ impl Build for StepCx<'_, '_> {
     }
 
     /// A level weighs a whole top-level step: a part of a `parallel` or `repeat` cannot be
-    /// weighed apart from the block it runs in.
+    /// weighed apart from the block it runs in; nor can a precondition stop a scenario from
+    /// inside one.
     fn block(&mut self, steps: Vec<Spanned<RawStep>>, block: &str) -> Vec<Step> {
         let steps: Vec<Step> = steps.into_iter().filter_map(|s| self.ctx.step(s)).collect();
-        for step in steps.iter().filter(|s| s.level.is_some()) {
-            self.ctx.error(
-                step.position,
-                format!("`level` applies to top-level steps, not to steps inside `{block}`"),
-            );
+        for step in &steps {
+            for (modifier, present) in [
+                ("level", step.level.is_some()),
+                ("skip_unless", step.skip_unless.is_some()),
+            ] {
+                if present {
+                    self.ctx.error(
+                        step.position,
+                        format!(
+                            "`{modifier}` applies to top-level steps, not to steps inside `{block}`"
+                        ),
+                    );
+                }
+            }
         }
         steps
     }

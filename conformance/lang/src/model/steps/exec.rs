@@ -10,7 +10,7 @@ pub const INFO: StepKindInfo = StepKindInfo {
     name: "exec",
     doc: "Run a program; observation `{exit, stdout, stderr}`.",
     observes: true,
-    modifiers: &["stdin", "within", "every"],
+    modifiers: &["stdin", "within", "every", "skip_unless"],
 };
 
 /// What `exec:` holds.

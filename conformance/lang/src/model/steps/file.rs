@@ -7,7 +7,7 @@ pub const INFO: StepKindInfo = StepKindInfo {
     name: "file",
     doc: "Look at a path (relative to the server's `${workspace}`, or absolute); observation `{exists, kind, size, sha256, content, target, entries, mode}`.",
     observes: true,
-    modifiers: &["within", "every"],
+    modifiers: &["within", "every", "skip_unless"],
 };
 
 /// What `file:` holds: the path.

@@ -102,6 +102,24 @@ pub struct Step {
     pub label: String,
     /// This step's weight over the scenario's level (top-level steps only).
     pub level: Option<Level>,
+    /// A precondition (top-level `file` and `exec` steps with an `expect`): when the
+    /// observation does not match, the scenario is not judged on this target and is
+    /// reported skipped, this text saying what it needs.
+    pub skip_unless: Option<String>,
+}
+
+impl Step {
+    /// True when later steps may need what this step leaves behind: variables it `save`s or
+    /// the handle of a `nowait` request. A failed step that captures nothing leaves the
+    /// scenario as it was, so the steps after it can still be carried out.
+    pub fn captures(&self) -> bool {
+        let handle = match &self.kind {
+            StepKind::Call(call) => call.nowait.is_some(),
+            StepKind::Request(request) => request.nowait.is_some(),
+            _ => false,
+        };
+        handle || !self.save.is_empty()
+    }
 }
 
 macro_rules! define_step_kinds {
@@ -199,6 +217,11 @@ macro_rules! define_step_kinds {
             /// only).
             #[serde(default)]
             pub level: Option<Level>,
+            /// With `file` and `exec` (and an `expect`): a precondition. When the observation
+            /// does not match, the scenario is not judged on this target: it stops and is
+            /// reported skipped, this text (what the scenario needs) as the reason.
+            #[serde(default)]
+            pub skip_unless: Option<String>,
         }
 
         impl RawStep {

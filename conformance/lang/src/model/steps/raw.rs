@@ -12,14 +12,24 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 /// Every kind-specific modifier, in a stable order (for messages and the check of the README).
-pub const KIND_MODIFIERS: [&str; 11] = [
-    "args", "params", "meta", "progress", "nowait", "until", "stdin", "env", "within", "every",
+pub const KIND_MODIFIERS: [&str; 12] = [
+    "args",
+    "params",
+    "meta",
+    "progress",
+    "nowait",
+    "until",
+    "stdin",
+    "env",
+    "within",
+    "every",
     "newline",
+    "skip_unless",
 ];
 
 /// The kind-specific modifiers of a step, taken out of it for its kind's `build` (patterns
-/// already checked). `within` and `every` stay with the step: the engine reads them for every
-/// kind that accepts them.
+/// already checked). `within`, `every` and `skip_unless` stay with the step: the engine reads
+/// them for every kind that accepts them.
 #[derive(Debug, Default)]
 pub struct Modifiers {
     pub args: Option<Value>,
@@ -35,7 +45,7 @@ pub struct Modifiers {
 
 impl RawStep {
     /// Which kind-specific modifiers are written, in the order of [`KIND_MODIFIERS`].
-    pub fn modifier_flags(&self) -> [(&'static str, bool); 11] {
+    pub fn modifier_flags(&self) -> [(&'static str, bool); 12] {
         [
             ("args", self.args.is_some()),
             ("params", self.params.is_some()),
@@ -48,6 +58,7 @@ impl RawStep {
             ("within", self.within.is_some()),
             ("every", self.every.is_some()),
             ("newline", self.newline.is_some()),
+            ("skip_unless", self.skip_unless.is_some()),
         ]
     }
 
