@@ -1,13 +1,14 @@
 //! Black-box tests of `mcp-conformance probe`: the real binary, real pipes, real processes.
 
 use std::collections::BTreeSet;
+use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use nix::errno::Errno;
 use nix::sys::signal::{Signal, kill};
-use nix::unistd::{Pid, getsid};
+use nix::unistd::{Pid, getpgid, getsid};
 use serde_json::Value;
 
 const MIB: usize = 1024 * 1024;
@@ -237,5 +238,74 @@ fn descendant_tree_is_recorded_before_the_probe_goes_on() {
     while !tree.pids.iter().all(|pid| is_gone(*pid)) {
         assert!(Instant::now() < deadline, "descendants survived SIGKILL");
         std::thread::park_timeout(Duration::from_millis(10));
+    }
+}
+
+#[test]
+fn session_children_leave_the_group_and_are_recorded_apart() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pidfile = dir.path().join("pids");
+    let escaped = dir.path().join("escaped");
+    let mut child = probe(&[
+        "--children",
+        "2",
+        "--depth",
+        "2",
+        "--session-children",
+        "2",
+        "--session-pidfile",
+        escaped.to_str().expect("utf-8 path"),
+        "--ignore-sigterm",
+        "--descendant-sleep-ms",
+        "60000",
+        "--sleep-ms",
+        "60000",
+        "--pidfile",
+        pidfile.to_str().expect("utf-8 path"),
+        "--stdout",
+        "ready",
+    ])
+    .process_group(0)
+    .stdout(Stdio::piped())
+    .stderr(Stdio::null())
+    .spawn()
+    .expect("spawn probe");
+    // The probe writes its output once its whole tree is recorded.
+    let mut ready = [0u8; 5];
+    let read = child
+        .stdout
+        .take()
+        .map(|mut out| std::io::Read::read_exact(&mut out, &mut ready));
+    let group = Tree::read(&pidfile);
+    let sessions = Tree::read(&escaped);
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(matches!(read, Some(Ok(()))), "the probe said it is ready");
+    assert_eq!(
+        group.pids.len(),
+        1 + 2 + 4,
+        "in the group: {:?}",
+        group.pids
+    );
+    assert_eq!(sessions.pids.len(), 2 + 4, "escaped: {:?}", sessions.pids);
+    let top = group.pids[0];
+    assert_eq!(top.as_raw(), i32::try_from(child.id()).expect("a pid"));
+    for pid in &group.pids[1..] {
+        assert_eq!(
+            getpgid(Some(*pid)),
+            Ok(top),
+            "{pid} stays in the probe's group"
+        );
+        assert_eq!(
+            getsid(Some(*pid)),
+            getsid(None),
+            "{pid} stays in its session"
+        );
+    }
+    for pid in &sessions.pids {
+        assert_eq!(getsid(Some(*pid)), Ok(*pid), "{pid} leads its own session");
+        if let Some(ignored) = ignores_sigterm(*pid) {
+            assert!(ignored, "{pid} should ignore SIGTERM");
+        }
     }
 }

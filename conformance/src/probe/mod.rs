@@ -96,6 +96,18 @@ pub struct ProbeArgs {
     #[arg(long)]
     pub new_session: bool,
 
+    /// Also spawn N descendants that call setsid(), leaving this probe's session and process
+    /// group as daemonizing programs do, each growing a subtree as --children and --depth
+    /// give one level down (whose probes call setsid() too). They record their pids in
+    /// --session-pidfile, so a scenario can judge the process group and the escaped sessions
+    /// apart.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub session_children: u32,
+
+    /// Where the --session-children descendants append their pids (default: --pidfile).
+    #[arg(long, value_name = "FILE")]
+    pub session_pidfile: Option<PathBuf>,
+
     /// Descendants ignore SIGTERM.
     #[arg(long)]
     pub ignore_sigterm: bool,
@@ -115,17 +127,25 @@ pub struct ProbeArgs {
 
 /// Does what the options say, then exits.
 pub fn run(args: ProbeArgs) -> ExitCode {
+    let absolute = |p: &PathBuf| std::path::absolute(p).unwrap_or_else(|_| p.clone());
     let spec = TreeSpec {
         children: args.children,
         depth: args.depth,
-        pidfile: args
-            .pidfile
-            .as_ref()
-            .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone())),
+        pidfile: args.pidfile.as_ref().map(absolute),
         new_session: args.new_session,
         ignore_sigterm: args.ignore_sigterm,
         sleep_ms: args.descendant_sleep_ms,
         detach_stdio: args.detach_stdio,
+    };
+    // The escaped subtrees: the same shape below their roots, all leaving the session.
+    let sessions = TreeSpec {
+        pidfile: args
+            .session_pidfile
+            .as_ref()
+            .map(absolute)
+            .or_else(|| spec.pidfile.clone()),
+        new_session: true,
+        ..spec.clone()
     };
     if let Some(fd) = args.ready_fd {
         return descendant::run(fd, &spec);
@@ -166,6 +186,9 @@ pub fn run(args: ProbeArgs) -> ExitCode {
     if let Err(e) = tree::spawn_children(&spec) {
         warn(&e);
     }
+    if let Err(e) = tree::spawn(&sessions, args.session_children) {
+        warn(&e);
+    }
     write_streams(stdout_plan, stderr_plan);
     std::thread::sleep(Duration::from_millis(args.sleep_ms));
     ExitCode::from(args.exit)
@@ -173,11 +196,15 @@ pub fn run(args: ProbeArgs) -> ExitCode {
 
 /// Validates the output options and the tree size before anything happens.
 fn plans(args: &ProbeArgs) -> Result<(StreamPlan, StreamPlan), String> {
-    let total = descendant_count(args.children, args.depth);
+    // Each session child roots a tree one level shallower than this probe's.
+    let below = descendant_count(args.children, args.depth.saturating_sub(1));
+    let total = descendant_count(args.children, args.depth)
+        .saturating_add(u64::from(args.session_children).saturating_mul(below.saturating_add(1)));
     if total > MAX_DESCENDANTS {
         return Err(format!(
-            "--children {} --depth {} would create {total} descendants (at most {MAX_DESCENDANTS})",
-            args.children, args.depth
+            "--children {} --depth {} --session-children {} would create {total} descendants \
+             (at most {MAX_DESCENDANTS})",
+            args.children, args.depth, args.session_children
         ));
     }
     let line_length = args

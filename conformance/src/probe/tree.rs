@@ -70,7 +70,13 @@ impl TreeSpec {
 /// Spawns this probe's children and returns once all of them (and their subtrees) are
 /// ready, or after [`READY_TIMEOUT`]; problems are returned as one stderr-ready line.
 pub fn spawn_children(spec: &TreeSpec) -> Result<(), String> {
-    if spec.children == 0 || spec.depth == 0 {
+    spawn(spec, spec.children)
+}
+
+/// Spawns `count` children that continue the tree of `spec` one level down, and waits for
+/// them as [`spawn_children`] does.
+pub fn spawn(spec: &TreeSpec, count: u32) -> Result<(), String> {
+    if count == 0 || spec.depth == 0 {
         return Ok(());
     }
     let exe = std::env::current_exe().map_err(|e| format!("cannot find own executable: {e}"))?;
@@ -81,7 +87,7 @@ pub fn spawn_children(spec: &TreeSpec) -> Result<(), String> {
     let args = spec.child_args(write_end.as_raw_fd());
     let mut spawned = 0;
     let mut errors = Vec::new();
-    for _ in 0..spec.children {
+    for _ in 0..count {
         let mut command = Command::new(&exe);
         command.arg("probe").args(&args);
         if spec.detach_stdio {
