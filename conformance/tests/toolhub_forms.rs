@@ -8,7 +8,8 @@
 //! the process group killed when the server exits. The fixture server plays such ToolHubs
 //! (`shell_request` / `shell_resume` tools and the `--shell-*` flags), one variant per
 //! target written here, and each scenario must pass every allowed form (failing, if at all,
-//! only at level beyond) and fail each wrong one at its must check.
+//! only at the one check of level beyond that form does not meet) and fail each wrong one at
+//! its must check.
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -39,7 +40,8 @@ fn tools_file(retained_chars: u64) -> String {
     )
 }
 
-/// A target for the fixture with these `--shell-*` flags, advertising `retained_chars`.
+/// A target for the fixture with these `--shell-*` flags, advertising `retained_chars`;
+/// judged on level beyond too, so the tests see which check of that level fails.
 fn write_target(dir: &Path, name: &str, retained_chars: u64, flags: &[&str]) -> PathBuf {
     let tools = dir.join(format!("{name}-tools.yaml"));
     std::fs::write(&tools, tools_file(retained_chars)).expect("write the tools file");
@@ -61,6 +63,7 @@ fn write_target(dir: &Path, name: &str, retained_chars: u64, flags: &[&str]) -> 
              suites: [toolhub]\n\
              protocol_versions: [\"2025-06-18\"]\n\
              generations: [legacy]\n\
+             beyond: true\n\
              server:\n  command: \"${{conformance}}\"\n  args: {args}\n\
              admin:\n  command: \"true\"\n\
              knobs:\n  approval_ttl: {{ description: accepted and ignored }}\n\
@@ -69,21 +72,6 @@ fn write_target(dir: &Path, name: &str, retained_chars: u64, flags: &[&str]) -> 
     )
     .expect("write the target");
     target
-}
-
-/// `--beyond` when the run takes it (checks of level beyond are opt-in there), so the
-/// beyond verdicts below are judged whichever way the run defaults.
-fn beyond_flag() -> Vec<&'static str> {
-    let help = Command::new(env!("CARGO_BIN_EXE_mcp-conformance"))
-        .args(["run", "--help"])
-        .output()
-        .expect("run --help");
-    let help = String::from_utf8_lossy(&help.stdout);
-    if help.lines().any(|l| l.trim_start().starts_with("--beyond")) {
-        vec!["--beyond"]
-    } else {
-        Vec::new()
-    }
 }
 
 /// Runs `scenarios` (file names under the toolhub suite) against `target` with a JSON
@@ -104,7 +92,6 @@ fn run(target: &Path, scenarios: &[&str]) -> Vec<Value> {
         .arg("--json")
         .arg(&json)
         .args(["--no-color", "--jobs", "8"])
-        .args(beyond_flag())
         .output()
         .expect("run mcp-conformance");
     let text = std::fs::read_to_string(&json).unwrap_or_else(|e| {
@@ -130,7 +117,8 @@ fn find<'a>(results: &'a [Value], scenario: &str) -> &'a Value {
 
 /// What a scenario must come to against a variant.
 enum Verdict {
-    /// Passes; a check of level beyond may fail, and only the one labelled so.
+    /// Passes the document: it passes, or (with a label) fails at that check of level
+    /// beyond and at nothing else (the targets ask for beyond to be judged).
     Allowed(Option<&'static str>),
     /// Fails at a check of level must, the one labelled so.
     Wrong(&'static str),
@@ -144,14 +132,12 @@ fn judge(results: &[Value], scenario: &str, verdict: &Verdict) {
     let level = r["failure"]["level"].as_str().unwrap_or("-");
     let label = r["failure"]["step_label"].as_str().unwrap_or("-");
     match verdict {
-        Verdict::Allowed(beyond) => match status {
-            "passed" => {}
-            "failed" => {
-                assert_eq!(level, "beyond", "{scenario} fails a document check: {r:#}");
-                assert_eq!(Some(label), *beyond, "{scenario}: {r:#}");
-            }
-            _ => panic!("{scenario}: {status}: {r:#}"),
-        },
+        Verdict::Allowed(None) => assert_eq!(status, "passed", "{scenario}: {r:#}"),
+        Verdict::Allowed(Some(beyond)) => {
+            assert_eq!(status, "failed", "{scenario}: {r:#}");
+            assert_eq!(level, "beyond", "{scenario} fails a document check: {r:#}");
+            assert_eq!(label, *beyond, "{scenario}: {r:#}");
+        }
         Verdict::Wrong(at) => {
             assert_eq!(status, "failed", "{scenario} passes a wrong form: {r:#}");
             assert_eq!(r["failure"]["kind"], "assertion", "{scenario}: {r:#}");
@@ -219,7 +205,7 @@ fn the_independent_toolhubs_forms_pass_the_document() {
         judge(&results, scenario, verdict);
     }
     // The survivors are told apart: on stdin EOF and SIGTERM the group went and only the
-    // escaped sessions stayed (their step failed, not the group's), when beyond is judged.
+    // escaped sessions stayed (their step failed, not the group's), and no warning came first.
     for scenario in ["shell-server-death-eof", "shell-server-death-term"] {
         let r = find(&results, scenario);
         assert!(r["warnings"].as_array().is_some_and(Vec::is_empty), "{r:#}");
@@ -299,7 +285,7 @@ fn wrong_forms_fail_at_the_documents_checks() {
 #[test]
 fn a_server_that_leaves_its_commands_running_fails_only_beyond() {
     // Nothing is killed when the server exits: the document names no such cleanup, so only
-    // the beyond check of the process group fails (when beyond is judged).
+    // the beyond check of the process group fails.
     let dir = tempfile::tempdir().expect("temp dir");
     let target = write_target(
         dir.path(),
