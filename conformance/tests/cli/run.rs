@@ -15,8 +15,9 @@ fn a_missing_target_is_one_clear_line_and_exit_2() {
     assert_eq!(out.code, 2, "{out:?}");
     assert!(out.stdout.is_empty(), "{out:?}");
     let missing = "no/such/target.yaml: no such target file, nor a built-in target of that \
-                   name (built-in: fixture-legacy, fixture-modern, fixture, liar, reference-hub, \
-                   reference-safe-files, reference-safe-terminal, reference-toolhub)\n";
+                   name (built-in: fixture-legacy, fixture-modern, fixture-official, fixture, liar, \
+                   reference-hub, reference-safe-files, reference-safe-terminal, \
+                   reference-toolhub)\n";
     assert_eq!(out.stderr, missing);
 
     // From a folder without the default target file, the built-in one of that name is used.

@@ -49,6 +49,8 @@ pub(super) enum Op {
     Json(Box<Node>),
     Schema(super::schema::SchemaCheck),
     IsSchema,
+    /// `$increasing`: `None` compares the elements, `Some(key)` that member of each.
+    Increasing(Option<String>),
 }
 
 /// The numeric bound operators.
@@ -154,6 +156,7 @@ pub(super) const OPERATORS: &[&str] = &[
     "$json",
     "$schema",
     "$is_schema",
+    "$increasing",
 ];
 
 /// A key that names an operator: starts with `$` but not with the `$$` escape.
@@ -327,6 +330,19 @@ fn compile_op(name: &str, arg: &Value, path: &Path<'_>) -> Result<Op, PatternErr
             }
             Op::IsSchema
         }
+        "$increasing" => match arg {
+            Value::Bool(true) => Op::Increasing(None),
+            Value::String(key) if !key.is_empty() => Op::Increasing(Some(key.clone())),
+            _ => {
+                return Err(error(
+                    path,
+                    format!(
+                        "`$increasing` takes `true` (the elements are numbers) or a key name \
+                         (that member of each element), got {arg}"
+                    ),
+                ));
+            }
+        },
         _ => return Err(error(path, unknown_operator(name))),
     };
     Ok(op)

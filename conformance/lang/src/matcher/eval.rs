@@ -7,6 +7,7 @@
 use super::compare::{exact, num_cmp, scalar_eq};
 use super::compile::{Bound, Kind, Node, Op};
 use super::fail::{Outcome, descend, fail, keep_closest, with_context};
+use super::order::increasing;
 use super::path::Path;
 use super::text::{compact, describe, key_list, type_name};
 use super::unordered::unordered;
@@ -106,6 +107,7 @@ fn op_name(op: &Op) -> &'static str {
         Op::Json(_) => "$json",
         Op::Schema(_) => "$schema",
         Op::IsSchema => "$is_schema",
+        Op::Increasing(_) => "$increasing",
     }
 }
 
@@ -335,6 +337,7 @@ fn eval_op(node: &Node, op: &Op, actual: Option<&Value>, path: &Path<'_>) -> Out
             ),
         },
         Op::Unordered(items) => unordered(node, items, v, path, eval),
+        Op::Increasing(key) => increasing(src, key.as_deref(), v, path),
         Op::Schema(check) => match check.check(v) {
             Ok(()) => Ok(()),
             Err(e) => fail(path, src, Some(v), format!("`$schema`: {e}")),

@@ -14,7 +14,8 @@
 //!
 //! Operators: `$regex`, `$type`, `$absent`, `$any`, `$len`, `$contains`, `$gte`, `$lte`, `$gt`,
 //! `$lt`, `$exact`, `$one_of`, `$not`, `$each`, `$unordered`, `$has_keys`, `$keys`, `$json`,
-//! `$schema` (valid against an inline JSON Schema) and `$is_schema` (itself a valid JSON Schema).
+//! `$schema` (valid against an inline JSON Schema), `$is_schema` (itself a valid JSON Schema)
+//! and `$increasing` (array elements, or one member of each, strictly increasing numbers).
 //!
 //! **Missing keys.** A missing key is treated as a value that only `$absent: true` accepts,
 //! and the combinators pass it through unchanged. So `$not: P` accepts a missing key whenever
@@ -32,6 +33,7 @@ mod compare;
 mod compile;
 mod eval;
 mod fail;
+mod order;
 mod path;
 mod render;
 mod schema;

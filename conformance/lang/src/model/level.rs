@@ -120,10 +120,17 @@ pub fn quoted_in(quote: &str, text: &str) -> bool {
     true
 }
 
-/// The suites that enforce the project's documents: `validate` refuses a scenario of theirs
-/// without a `source`. (Every built-in `protocol` scenario has one too, checked by a test;
+/// The suites that enforce the project's documents, and `official` (the official
+/// conformance suite's fixture requirements beside the specification's sentences):
+/// `validate` refuses a scenario of theirs without a `source`. (Every built-in `protocol` scenario has one too, checked by a test;
 /// a user's own protocol scenarios may go without.)
-pub const SOURCED_SUITES: &[&str] = &["toolhub", "safe-mcp-terminal", "safe-mcp-files", "hub"];
+pub const SOURCED_SUITES: &[&str] = &[
+    "toolhub",
+    "safe-mcp-terminal",
+    "safe-mcp-files",
+    "hub",
+    "official",
+];
 
 /// Where a scenario's rule is written, as the scenario file gives it.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]

@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod explanation;
+mod increasing;
 mod literals;
 mod operators;
 mod patterns;
