@@ -22,14 +22,20 @@ fn assert_jsonrpc(line: &str) {
 fn survives_malformed_and_out_of_order_input() {
     let sb = Sandbox::new();
     let mut s = sb.server();
-    // Before initialize: notifications and garbage are dropped, ping is answered.
+    // Before initialize: notifications are dropped, a line that is not JSON is answered
+    // with a parse error (id null), ping is answered.
     s.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
     s.send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":42}}"#);
     s.send(r#"{"jsonrpc": "2.0", "id": 1, "method": "#);
     s.send("this is not json at all");
     s.send(r#"{"jsonrpc":"2.0","id":"early-ping","method":"ping"}"#);
-    // The ordered stream: the first message out is the ping's answer (nothing was answered
-    // for the notifications or the garbage).
+    // The ordered stream: two parse errors, then the ping's answer (nothing was answered
+    // for the notifications).
+    for _ in 0..2 {
+        let parse_error = s.next_message();
+        assert_eq!(parse_error["error"]["code"], -32700, "{parse_error}");
+        assert_eq!(parse_error["id"], Value::Null, "{parse_error}");
+    }
     assert_eq!(
         s.next_message(),
         json!({"jsonrpc": "2.0", "id": "early-ping", "result": {}})
@@ -41,8 +47,11 @@ fn survives_malformed_and_out_of_order_input() {
         env!("CARGO_PKG_VERSION")
     );
 
-    // After initialize: garbage dropped; well-formed invalid messages get -32600 with an id.
+    // After initialize: garbage gets -32700 (id null); well-formed invalid messages get
+    // -32600 with an id.
     s.send("{{{ not json");
+    let parse_error = s.next_message();
+    assert_eq!(parse_error["error"]["code"], -32700, "{parse_error}");
     s.send(r#"{"jsonrpc":"2.0","id":"bad-1"}"#);
     let r = s.response(&json!("bad-1"));
     assert_eq!(r["error"]["code"], -32600);
