@@ -8,13 +8,12 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use super::sweep::{ServerChoice, generations_to_try, server_target, sweep_scenarios};
+use super::sweep::{CaseArgs, ServerChoice, generations_to_try, server_target, sweep_scenarios};
 use super::{BeyondArgs, EXIT_USAGE, ReportFileArgs, Shown, run_reported, runtime, selection};
 use crate::generation::{Generation, ProtocolChoice};
 use crate::model::{GenerationClaim, LevelPolicy};
 use crate::runner::{self, RunOptions};
 use crate::sources::{Selection, load_scenarios};
-use crate::sweep::cases::CaseOptions;
 use crate::sweep::discover::discover;
 
 /// Options of `check`.
@@ -30,20 +29,8 @@ pub struct CheckArgs {
     pub strict: bool,
     #[command(flatten)]
     pub beyond: BeyondArgs,
-    /// Seed of the sweep's generated arguments (boundary values are tried at every seed).
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// Seeded schema-valid calls per tool, after its boundary values.
-    #[arg(long, default_value_t = 5)]
-    pub cases: usize,
-    /// At most this many boundary-value calls per tool (its schema's edges, the same at
-    /// every seed; 0 leaves them out).
-    #[arg(long, default_value_t = crate::sweep::edges::MAX_EDGES)]
-    pub edges: usize,
-    /// Also call tools not annotated `readOnlyHint: true` (the specification says a tool
-    /// without annotations may be destructive, so they are left out by default).
-    #[arg(long)]
-    pub include_mutating: bool,
+    #[command(flatten)]
+    pub made: CaseArgs,
     /// Start the command in a new empty folder rather than the current one.
     #[arg(long)]
     pub sandbox: bool,
@@ -186,12 +173,8 @@ pub fn check(args: CheckArgs) -> ExitCode {
         Err(message) => (Vec::new(), vec![message]),
     };
     not_judged.extend(unspoken);
-    let options = CaseOptions {
-        cases: args.cases,
-        edges: args.edges,
-        include_mutating: args.include_mutating,
-    };
-    let (swept, _) = match sweep_scenarios("check", &found, &options, args.seed) {
+    let options = args.made.options();
+    let (swept, _) = match sweep_scenarios("check", &found, &options, args.made.seed) {
         Ok(made) => made,
         Err(message) => return usage(&message),
     };

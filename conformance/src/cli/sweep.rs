@@ -27,20 +27,8 @@ pub struct SweepArgs {
     /// `--` (it is started with this environment, in this folder unless `--sandbox`).
     #[arg(long, short)]
     pub target: Option<PathBuf>,
-    /// Seed of the generated arguments: the same seed makes the same cases.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// Seeded schema-valid calls per tool.
-    #[arg(long, default_value_t = 5)]
-    pub cases: usize,
-    /// Most edge cases per tool (empty and longest strings, bounds, every enum member, each
-    /// optional property alone...), called at every seed before the seeded cases.
-    #[arg(long, default_value_t = crate::sweep::edges::MAX_EDGES)]
-    pub edges: usize,
-    /// Also call tools not annotated `readOnlyHint: true` (the specification says a tool
-    /// without annotations may be destructive, so they are left out by default).
-    #[arg(long)]
-    pub include_mutating: bool,
+    #[command(flatten)]
+    pub made: CaseArgs,
     /// Start the command in a new empty folder rather than the current one.
     #[arg(long)]
     pub sandbox: bool,
@@ -70,6 +58,36 @@ pub struct SweepArgs {
     /// The server's command and its arguments, after `--`.
     #[arg(last = true)]
     pub command: Vec<String>,
+}
+
+/// How the sweep's cases are made (shared by `sweep` and `check`).
+#[derive(Debug, Clone, clap::Args)]
+pub struct CaseArgs {
+    /// Seed of the generated arguments: the same seed makes the same cases.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Seeded schema-valid calls per tool.
+    #[arg(long, default_value_t = 5)]
+    pub cases: usize,
+    /// Most edge cases per tool (empty and longest strings, bounds, every enum member, each
+    /// optional property alone...), called at every seed before the seeded cases.
+    #[arg(long, default_value_t = crate::sweep::edges::MAX_EDGES)]
+    pub edges: usize,
+    /// Also call tools not annotated `readOnlyHint: true` (the specification says a tool
+    /// without annotations may be destructive, so they are left out by default).
+    #[arg(long)]
+    pub include_mutating: bool,
+}
+
+impl CaseArgs {
+    /// The options of [`cases`] these flags ask for.
+    pub fn options(&self) -> CaseOptions {
+        CaseOptions {
+            cases: self.cases,
+            edges: self.edges,
+            include_mutating: self.include_mutating,
+        }
+    }
 }
 
 /// Runs the sweep; exit 0 clean, 1 findings, 2 a server that cannot be swept or bad usage.
@@ -102,12 +120,8 @@ pub fn sweep(args: SweepArgs) -> ExitCode {
         eprintln!("sweep: no {g} session ({why}); that generation is not swept");
     }
     let spoken: Vec<Generation> = found.spoken.iter().map(|(g, _)| *g).collect();
-    let options = CaseOptions {
-        cases: args.cases,
-        edges: args.edges,
-        include_mutating: args.include_mutating,
-    };
-    let (scenarios, documents) = match sweep_scenarios("sweep", &found, &options, args.seed) {
+    let options = args.made.options();
+    let (scenarios, documents) = match sweep_scenarios("sweep", &found, &options, args.made.seed) {
         Ok(made) => made,
         Err(message) => return usage(&message),
     };
