@@ -75,7 +75,7 @@ fn usage(message: &str) -> ExitCode {
 /// cannot be started, nothing to judge, a report file that cannot be written).
 pub fn check(args: CheckArgs) -> ExitCode {
     let from_command = !args.command.is_empty();
-    let (mut tctx, _) = match server_target(&ServerChoice {
+    let (tctx, _) = match server_target(&ServerChoice {
         target: args.target.as_ref(),
         command: &args.command,
         sandbox: args.sandbox,
@@ -85,9 +85,6 @@ pub fn check(args: CheckArgs) -> ExitCode {
         Ok(t) => t,
         Err(message) => return usage(&message),
     };
-    if let Some(step) = args.step_timeout {
-        tctx.target.timeouts.step = step;
-    }
     let Some(rt) = runtime() else {
         return ExitCode::from(EXIT_USAGE);
     };

@@ -92,13 +92,10 @@ impl CaseArgs {
 
 /// Runs the sweep; exit 0 clean, 1 findings, 2 a server that cannot be swept or bad usage.
 pub fn sweep(args: SweepArgs) -> ExitCode {
-    let (mut tctx, target_text) = match target_of(&args) {
+    let (tctx, target_text) = match target_of(&args) {
         Ok(t) => t,
         Err(message) => return usage(&message),
     };
-    if let Some(step) = args.step_timeout {
-        tctx.target.timeouts.step = step;
-    }
     let Some(rt) = runtime() else {
         return ExitCode::from(EXIT_USAGE);
     };
@@ -312,8 +309,17 @@ fn target_of(args: &SweepArgs) -> Result<(TargetCtx, String), String> {
 
 /// The target `choice` names and the text of a target file that starts it. A command after
 /// `--` becomes a target claiming the protocol suite in both generations, started in this
-/// folder (or a new empty one), with this environment.
+/// folder (or a new empty one), with this environment. `--step-timeout` applies to either.
 pub(super) fn server_target(choice: &ServerChoice<'_>) -> Result<(TargetCtx, String), String> {
+    let (mut tctx, text) = target_named(choice)?;
+    if let Some(step) = choice.step_timeout {
+        tctx.target.timeouts.step = step;
+    }
+    Ok((tctx, text))
+}
+
+/// The target `choice` names, as its file (or the made-up one) says.
+fn target_named(choice: &ServerChoice<'_>) -> Result<(TargetCtx, String), String> {
     let args = choice;
     match (args.target, args.command) {
         (Some(_), [_, ..]) => Err("give either --target or a command after --, not both".into()),
