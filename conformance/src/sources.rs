@@ -143,6 +143,7 @@ pub fn load_target(path: &Option<PathBuf>) -> Result<(TargetCtx, Target), Vec<Fi
             display,
             dir,
             exe,
+            pool: None,
         },
         target,
     ))

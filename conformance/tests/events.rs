@@ -33,6 +33,7 @@ fn fixture_target() -> TargetCtx {
         display,
         dir: PathBuf::from("."),
         exe: PathBuf::from(env!("CARGO_BIN_EXE_mcp-conformance")),
+        pool: None,
     }
 }
 

@@ -12,6 +12,7 @@ use super::sweep::{CaseArgs, ServerChoice, generations_to_try, server_target, sw
 use super::{BeyondArgs, EXIT_USAGE, ReportFileArgs, Shown, run_reported, runtime, selection};
 use crate::generation::{Generation, ProtocolChoice};
 use crate::model::{GenerationClaim, LevelPolicy};
+use crate::runner::share::ServerPool;
 use crate::runner::{self, RunOptions};
 use crate::sources::{Selection, load_scenarios};
 use crate::sweep::discover::discover;
@@ -41,7 +42,12 @@ pub struct CheckArgs {
     /// Leave out scenarios with this tag (repeat for several), e.g. `slow`.
     #[arg(long = "skip-tag")]
     pub skip_tags: Vec<String>,
-    /// Scenarios at once (default: the number of CPUs).
+    /// Start the server afresh for every scenario. By default scenarios that only send
+    /// requests and read answers share a running server of the same command and generation
+    /// (one that fails on a shared server is judged again on a server of its own).
+    #[arg(long)]
+    pub isolated: bool,
+    /// Scenarios at once (default: twice the number of CPUs).
     #[arg(long, short)]
     pub jobs: Option<usize>,
     /// Deadline of each step, e.g. `30s` for a slow server; default: the target's (10s for
@@ -88,7 +94,12 @@ pub fn check(args: CheckArgs) -> ExitCode {
     let Some(rt) = runtime() else {
         return ExitCode::from(EXIT_USAGE);
     };
-    let tctx = Arc::new(tctx);
+    // Discovery's servers are the first the pool hands on.
+    let pool = (!args.isolated).then(|| Arc::new(ServerPool::default()));
+    let tctx = Arc::new(runner::TargetCtx {
+        pool: pool.clone(),
+        ..tctx
+    });
     let tried = generations_to_try(args.protocol, from_command, &tctx);
     let found = rt.block_on(discover(tctx.clone(), &tried));
     if found.spoken.is_empty()
@@ -191,9 +202,11 @@ pub fn check(args: CheckArgs) -> ExitCode {
         }
     }
     let options = RunOptions {
-        jobs: args
-            .jobs
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get())),
+        // Most of a check is waiting on the server, and the shared servers bound how many
+        // start at once.
+        jobs: args.jobs.unwrap_or_else(|| {
+            2 * std::thread::available_parallelism().map_or(2, std::num::NonZero::get)
+        }),
         fail_fast: false,
         baseline: None,
         levels,
@@ -206,6 +219,9 @@ pub fn check(args: CheckArgs) -> ExitCode {
         files: args.files,
     };
     let code = run_reported(&rt, work, &options, shown);
+    if let Some(pool) = pool {
+        rt.block_on(pool.close(std::time::Duration::from_millis(500)));
+    }
     rt.shutdown_timeout(std::time::Duration::from_secs(1));
     ExitCode::from(code)
 }

@@ -388,6 +388,7 @@ fn target_named(choice: &ServerChoice<'_>) -> Result<(TargetCtx, String), String
                 display: args.command.join(" "),
                 dir,
                 exe,
+                pool: None,
             };
             Ok((tctx, text))
         }

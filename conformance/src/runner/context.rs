@@ -1,5 +1,6 @@
 //! The state of one running scenario: its sandbox, variables, servers and handles.
 
+use super::share::ServerPool;
 use crate::interp::{InterpError, Vars};
 use crate::model::{CommandSpec, KnobEnv, Scenario, Target};
 use crate::process::{Invocation, resolve_program};
@@ -21,6 +22,9 @@ pub struct TargetCtx {
     pub dir: PathBuf,
     /// This program, which is also the fixture server and the probe.
     pub exe: PathBuf,
+    /// Running servers that scenarios which only ask and read answers share (`share.rs`);
+    /// `None`: every scenario starts its own.
+    pub pool: Option<Arc<ServerPool>>,
 }
 
 impl TargetCtx {
@@ -128,6 +132,47 @@ pub struct Run<'a> {
     /// What every session the scenario started (restarted ones too) found that breaks
     /// JSON-RPC 2.0 (`jsonrpc.rs`).
     pub started: Mutex<Vec<Findings>>,
+    /// Set when the scenario may run on a shared server (`share.rs`).
+    pub sharing: Option<Sharing>,
+}
+
+/// A scenario's use of the run's shared servers.
+pub struct Sharing {
+    pub pool: Arc<ServerPool>,
+    /// Where its first server came from.
+    pub lease: Mutex<Leased>,
+    /// The legacy handshake, its `initialize` params and the observation of the answer: the
+    /// one the inherited server made, or the one this scenario made (handed on with it).
+    pub handshake: Mutex<Option<(Value, Value)>>,
+}
+
+/// Where a sharing scenario's server came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Leased {
+    /// Not asked yet (or the scenario never got to start it).
+    Nothing,
+    /// From the pool: it answered other scenarios first.
+    Inherited,
+    /// Started by this scenario in the pool's room: given back or retired at the end.
+    Started,
+    /// Started by this scenario as its own (the pool had no room in time).
+    Own,
+}
+
+impl Sharing {
+    /// A scenario's sharing of `pool`, before it has a server.
+    pub fn new(pool: Arc<ServerPool>) -> Sharing {
+        Sharing {
+            pool,
+            lease: Mutex::new(Leased::Nothing),
+            handshake: Mutex::new(None),
+        }
+    }
+
+    /// True when the server came from the pool.
+    pub fn inherited(&self) -> bool {
+        *lock(&self.lease) == Leased::Inherited
+    }
 }
 
 /// Locks a std mutex, ignoring poisoning (a panicked step must not hide the report).

@@ -9,6 +9,7 @@ mod observe;
 mod open;
 pub mod plan;
 pub mod scenario;
+pub mod share;
 mod steps;
 
 pub use context::TargetCtx;

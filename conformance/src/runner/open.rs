@@ -10,8 +10,9 @@
 // See steps.rs: failures are cold-path values.
 #![allow(clippy::result_large_err)]
 
-use super::context::Run;
+use super::context::{Run, lock};
 use super::observe::response_observation;
+use super::share::is_plain_handshake;
 use super::steps::{StepFailure, session_failure};
 use crate::generation::{
     Generation, META_SERVER_INFO, MODERN_VERSION, ModernMeta, UNSUPPORTED_PROTOCOL_VERSION,
@@ -47,7 +48,17 @@ impl Run<'_> {
             _ => OpenMode::Legacy,
         });
         match mode {
-            OpenMode::Legacy => self.legacy_initialize(&s, step, spec, timeout).await,
+            OpenMode::Legacy => {
+                let params = self.legacy_params(spec)?;
+                if let Some(obs) = self.inherited_handshake(step, &params) {
+                    return Ok(Some(obs));
+                }
+                let obs = self
+                    .legacy_initialize(&s, step, spec, params.clone(), timeout)
+                    .await?;
+                self.keep_handshake(step, params, obs.as_ref());
+                Ok(obs)
+            }
             OpenMode::Modern => {
                 let meta = self.modern_meta(spec)?;
                 let resp = s
@@ -69,7 +80,10 @@ impl Run<'_> {
                 match self.probe(&s, spec, probe_timeout).await? {
                     Discovered::Modern(obs) => Ok(Some(obs)),
                     Discovered::Legacy(probe) => {
-                        let obs = self.legacy_initialize(&s, step, spec, timeout).await?;
+                        let params = self.legacy_params(spec)?;
+                        let obs = self
+                            .legacy_initialize(&s, step, spec, params, timeout)
+                            .await?;
                         Ok(obs.map(|mut o| {
                             o["probe"] = probe;
                             o
@@ -77,6 +91,29 @@ impl Run<'_> {
                     }
                 }
             }
+        }
+    }
+
+    /// The handshake a shared server already made, when this step sends that same
+    /// `initialize` (`share.rs`): a second `initialize` on one connection is not allowed.
+    fn inherited_handshake(&self, step: &Step, params: &Value) -> Option<Value> {
+        let sharing = self.sharing.as_ref()?;
+        if !is_plain_handshake(&step.kind) {
+            return None;
+        }
+        match &*lock(&sharing.handshake) {
+            Some((sent, obs)) if sent == params => Some(obs.clone()),
+            _ => None,
+        }
+    }
+
+    /// Remembers a successful handshake, handed on with a shared server.
+    fn keep_handshake(&self, step: &Step, params: Value, obs: Option<&Value>) {
+        if let (Some(sharing), Some(obs)) = (&self.sharing, obs)
+            && is_plain_handshake(&step.kind)
+            && obs.get("result").is_some()
+        {
+            *lock(&sharing.handshake) = Some((params, obs.clone()));
         }
     }
 
@@ -189,15 +226,9 @@ impl Run<'_> {
         Ok(obs)
     }
 
-    /// The legacy handshake: `initialize`, then `notifications/initialized` (unless the step
-    /// says not to).
-    async fn legacy_initialize(
-        &self,
-        s: &Session,
-        step: &Step,
-        spec: &InitializeSpec,
-        timeout: Duration,
-    ) -> Result<Option<Value>, StepFailure> {
+    /// The params of the step's `initialize` request: its version (default: the target's
+    /// first), capabilities and client info.
+    pub(super) fn legacy_params(&self, spec: &InitializeSpec) -> Result<Value, StepFailure> {
         let version = match &spec.protocol_version {
             Some(v) => self.expand_str(v)?,
             None => self
@@ -208,14 +239,26 @@ impl Run<'_> {
                 .cloned()
                 .unwrap_or_else(|| "2025-11-25".to_string()),
         };
-        let params = json!({
+        Ok(json!({
             "protocolVersion": version,
             "capabilities": self.expand(spec.capabilities.as_ref().unwrap_or(&json!({})))?,
             "clientInfo": match &spec.client_info {
                 Some(c) => self.expand(c)?,
                 None => json!({"name": "mcp-conformance", "version": env!("CARGO_PKG_VERSION")}),
             },
-        });
+        }))
+    }
+
+    /// The legacy handshake: `initialize` with `params`, then `notifications/initialized`
+    /// (unless the step says not to).
+    async fn legacy_initialize(
+        &self,
+        s: &Session,
+        step: &Step,
+        spec: &InitializeSpec,
+        params: Value,
+        timeout: Duration,
+    ) -> Result<Option<Value>, StepFailure> {
         s.set_modern(None);
         let resp = s
             .request("initialize", Some(params), timeout)

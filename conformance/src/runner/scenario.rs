@@ -1,11 +1,14 @@
 //! Running one scenario: skip checks, sandbox, servers, steps under deadlines, teardown.
 
-use super::context::{Run, ServerSlot, TargetCtx, build_invocation, knob_server_args, lock};
+use super::context::{
+    Leased, Run, ServerSlot, Sharing, TargetCtx, build_invocation, knob_server_args, lock,
+};
 use super::judge::{Judged, judge};
+use super::share::Lease;
 use super::steps::StepFailure;
 use crate::generation::{Generation, ModernMeta};
 use crate::interp::Vars;
-use crate::model::{LevelPolicy, Scenario};
+use crate::model::{LevelPolicy, Scenario, StepKind};
 use crate::report::{Failure, FailureKind, ScenarioResult, Status, StepRecord};
 use crate::sandbox::{Layer, Sandbox, SandboxSpec};
 use crate::session::Session;
@@ -112,7 +115,6 @@ pub async fn run_scenario_observed(
     on_step: &mut (dyn FnMut(StepRecord) + Send),
 ) -> ScenarioResult {
     let started = Instant::now();
-    let mut result = blank_result(scenario);
     if let Some(reason) = skip_reason(tctx, scenario) {
         return skipped_result(scenario, reason);
     }
@@ -121,8 +123,50 @@ pub async fn run_scenario_observed(
              --beyond, or `beyond: true` in the target file, judges it";
         return skipped_result(scenario, reason.to_string());
     }
-    let outcome = match setup(tctx, scenario) {
-        Ok(run) => execute(&run, policy, &mut result.warnings, on_step).await,
+    let pool = tctx
+        .pool
+        .as_ref()
+        .filter(|_| super::share::shareable(scenario));
+    let mut result = match pool {
+        // Its steps are told once the attempt that counts is known.
+        Some(pool) => {
+            let mut steps = Vec::new();
+            let (result, inherited) =
+                attempt(tctx, scenario, policy, Some(pool), &mut |r| steps.push(r)).await;
+            if inherited && result.status == Status::Failed {
+                // Judged again on a server of its own: a failure must not rest on what the
+                // scenarios before left behind.
+                attempt(tctx, scenario, policy, None, on_step).await.0
+            } else {
+                for record in steps {
+                    on_step(record);
+                }
+                result
+            }
+        }
+        None => attempt(tctx, scenario, policy, None, on_step).await.0,
+    };
+    result.duration = started.elapsed();
+    result
+}
+
+/// Sets up and runs a scenario once, on a shared server when `pool` is given and one is
+/// idle; also says whether the server was inherited.
+async fn attempt(
+    tctx: &TargetCtx,
+    scenario: &Scenario,
+    policy: LevelPolicy,
+    pool: Option<&Arc<super::share::ServerPool>>,
+    on_step: &mut (dyn FnMut(StepRecord) + Send),
+) -> (ScenarioResult, bool) {
+    let mut result = blank_result(scenario);
+    let mut inherited = false;
+    let outcome = match setup(tctx, scenario, pool) {
+        Ok(run) => {
+            let outcome = execute(&run, policy, &mut result.warnings, on_step).await;
+            inherited = run.sharing.as_ref().is_some_and(Sharing::inherited);
+            outcome
+        }
         Err(message) => Err(Failure {
             kind: FailureKind::Error,
             level: scenario.level,
@@ -149,8 +193,7 @@ pub async fn run_scenario_observed(
             result.failure = Some(failure);
         }
     }
-    result.duration = started.elapsed();
-    result
+    (result, inherited)
 }
 
 /// Creates a sandbox from `spec` with the target's default workspace seed laid under it,
@@ -184,7 +227,11 @@ pub fn create_sandbox(
 }
 
 /// Creates the sandbox, the variables and the (not yet started) servers.
-fn setup<'a>(tctx: &'a TargetCtx, scenario: &'a Scenario) -> Result<Run<'a>, String> {
+fn setup<'a>(
+    tctx: &'a TargetCtx,
+    scenario: &'a Scenario,
+    pool: Option<&Arc<super::share::ServerPool>>,
+) -> Result<Run<'a>, String> {
     let mut vars = tctx.base_vars();
     let sandbox = create_sandbox(tctx, &scenario.sandbox, &mut vars)?;
     let file = std::path::Path::new(&scenario.file);
@@ -257,6 +304,7 @@ fn setup<'a>(tctx: &'a TargetCtx, scenario: &'a Scenario) -> Result<Run<'a>, Str
         declared_outputs: Mutex::new(HashMap::new()),
         started_uptime: crate::process::uptime_secs(),
         started: Mutex::new(Vec::new()),
+        sharing: pool.map(|p| Sharing::new(p.clone())),
     })
 }
 
@@ -290,7 +338,7 @@ async fn execute(
     let current = AtomicUsize::new(usize::MAX);
     let body = async {
         for (i, (_, spec)) in run.scenario.servers.iter().enumerate() {
-            if spec.start {
+            if spec.start && !(i == 0 && run.adopt_shared().await) {
                 run.start_server(i).await.map_err(|e| {
                     let mut failure = run.failure_for(None, 0, e);
                     failure.level = scenario_level;
@@ -362,8 +410,10 @@ async fn execute(
             }
         }
     };
+    // Warnings are the server's answers, not its state: they do not keep it from others.
+    let clean = outcome.is_ok();
     warnings.append(&mut lock(&found));
-    run.teardown().await;
+    run.teardown(clean).await;
     outcome
 }
 
@@ -417,8 +467,87 @@ impl Run<'_> {
         }
     }
 
-    /// Ends every server and every recorded process; the sandbox goes when `Run` drops.
-    async fn teardown(&self) {
+    /// Takes an idle shared server for the first server, if the scenario may share one and
+    /// one is idle; false: start one as usual.
+    async fn adopt_shared(&self) -> bool {
+        let (Some(sharing), Some(slot)) = (&self.sharing, self.servers.first()) else {
+            return false;
+        };
+        // A legacy server is handed over only to a scenario sending the `initialize` it
+        // answered.
+        let params = match self.scenario.steps.first().map(|s| &s.kind) {
+            _ if self.scenario.pass == Some(Generation::Modern) => None,
+            Some(StepKind::Initialize(spec)) => match self.legacy_params(spec) {
+                Ok(params) => Some(params),
+                Err(_) => return false,
+            },
+            _ => return false,
+        };
+        let lease = sharing
+            .pool
+            .lease(
+                &slot.invocation,
+                self.scenario.pass,
+                params.as_ref(),
+                self.step_timeout,
+            )
+            .await;
+        let adopted = match lease {
+            Lease::Adopted(adopted) => adopted,
+            Lease::Start => {
+                *lock(&sharing.lease) = Leased::Started;
+                return false;
+            }
+            Lease::Own => {
+                *lock(&sharing.lease) = Leased::Own;
+                return false;
+            }
+        };
+        let session = adopted.session;
+        session
+            .set_modern((self.scenario.pass == Some(Generation::Modern)).then(ModernMeta::default));
+        session.consume_unsolicited();
+        session.mark(&format!(
+            "{} begins on a server that answered other scenarios",
+            self.scenario.name
+        ));
+        *lock(&sharing.handshake) = adopted.handshake;
+        *lock(&sharing.lease) = Leased::Inherited;
+        lock(&self.started).push(session.findings());
+        *slot.session.write().await = Some(session);
+        true
+    }
+
+    /// Ends every server and every recorded process; the sandbox goes when `Run` drops. After
+    /// a scenario that ended `clean`, a shared server still running goes back to the pool.
+    async fn teardown(&self, clean: bool) {
+        let shared = self
+            .sharing
+            .as_ref()
+            .filter(|s| matches!(*lock(&s.lease), Leased::Inherited | Leased::Started));
+        if let (Some(sharing), Some(slot)) = (shared, self.servers.first()) {
+            let mut current = slot.session.write().await;
+            // Running, and owing no answer (a request it never answered may hang it).
+            let running = current
+                .as_ref()
+                .is_some_and(|s| s.exit_status().is_none() && !s.awaiting_answers());
+            let handshake = lock(&sharing.handshake).clone();
+            let legacy = self.scenario.pass != Some(Generation::Modern);
+            match current.take() {
+                Some(session) if clean && running && (handshake.is_some() || !legacy) => {
+                    sharing.pool.give(
+                        slot.invocation.clone(),
+                        self.scenario.pass,
+                        session,
+                        handshake,
+                    );
+                }
+                other => {
+                    *current = other;
+                    sharing.pool.retire(&slot.invocation, self.scenario.pass);
+                }
+            }
+        }
         let shutdowns = self.servers.iter().map(|slot| async move {
             if let Some(s) = slot.session.write().await.take() {
                 s.shutdown(Duration::from_millis(500)).await;

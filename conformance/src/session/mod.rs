@@ -258,6 +258,27 @@ impl Session {
         answer
     }
 
+    /// Waits for the response to a request sent with a progress token, the deadline starting
+    /// again whenever progress for `token` arrived within it: the specification lets a client
+    /// reset its timeout on progress, "as this indicates that work is actually happening".
+    /// The caller's own deadline (the scenario's) is the maximum it must also enforce.
+    pub async fn response_with_progress(
+        &self,
+        id: &Value,
+        token: &Value,
+        timeout: Duration,
+    ) -> Result<Value, SessionError> {
+        let mut seen = self.progress_for(token).len();
+        loop {
+            match self.response(id, timeout).await {
+                Err(SessionError::Timeout { .. }) if self.progress_for(token).len() > seen => {
+                    seen = self.progress_for(token).len();
+                }
+                other => return other,
+            }
+        }
+    }
+
     /// Sends a request and waits for its response.
     pub async fn request(
         &self,
@@ -349,6 +370,19 @@ impl Session {
     /// session without keeping its process (or its process group id) around.
     pub fn findings(&self) -> Findings {
         Findings::new(self.shared.clone())
+    }
+
+    /// True while a request sent with [`Session::send_request`] has no answer yet.
+    pub fn awaiting_answers(&self) -> bool {
+        !self.shared.lock().our_ids.is_empty()
+    }
+
+    /// Marks every unsolicited message received so far as consumed: a scenario handed a
+    /// running server (`runner/share.rs`) expects only messages of its own.
+    pub fn consume_unsolicited(&self) {
+        for queued in &mut self.shared.lock().queue {
+            queued.consumed = true;
+        }
     }
 
     /// Messages not consumed yet (what `expect_message` can still take).
@@ -455,6 +489,12 @@ impl Session {
             Some(s) => Some(s),
             None => self.wait_exit(Duration::from_secs(2)).await,
         }
+    }
+
+    /// Writes a line of the client's own into the transcript (not sent): where one scenario
+    /// ends and the next begins on a shared server.
+    pub fn mark(&self, text: &str) {
+        self.shared.lock().note("==", text);
     }
 
     /// The command line, for messages.

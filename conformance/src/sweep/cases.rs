@@ -314,17 +314,20 @@ fn answer_pattern(output_schema: Option<&Value>) -> Value {
 }
 
 /// The edge cases first, whatever the seed, then the seeded sets; each step's label names
-/// its case (`call NAME (edge: text empty string)`, `call NAME (valid case 2)`).
+/// its case (`call NAME (edge: text empty string)`, `call NAME (valid case 2)`). Each call
+/// asks for progress: a tool that works long and says so is waited for (its deadline starts
+/// again on progress), one that is silent past the deadline is a hang.
 fn valid_calls(name: &str, edges: &[Edge], sets: &[Value], output_schema: Option<&Value>) -> Value {
     let mut steps = vec![init()];
     let expect = answer_pattern(output_schema);
     for edge in edges {
-        steps.push(json!({"call": name, "args": edge.args,
+        steps.push(json!({"call": name, "args": edge.args, "progress": true,
                           "label": format!("call {name} (edge: {})", edge.what),
                           "expect": expect}));
     }
     for (i, args) in sets.iter().enumerate() {
-        steps.push(json!({"call": name, "args": args, "label": format!("call {name} (valid case {})", i + 1),
+        steps.push(json!({"call": name, "args": args, "progress": true,
+                          "label": format!("call {name} (valid case {})", i + 1),
                           "expect": expect}));
     }
     steps.push(json!({"list_tools": {}, "label": "the server still answers"}));

@@ -85,3 +85,61 @@ fn check_without_a_server_or_with_one_that_cannot_start_exits_2() {
         assert_eq!(out.stderr.lines().count(), 1, "{args:?}: {out:?}");
     }
 }
+
+/// Each scenario's status, by name, in a JSON report.
+fn statuses(report: &serde_json::Value) -> std::collections::BTreeMap<String, String> {
+    report["scenarios"]
+        .as_array()
+        .expect("scenarios")
+        .iter()
+        .map(|s| (s["name"].to_string(), s["status"].to_string()))
+        .collect()
+}
+
+/// Runs `check` on the fixture with `extra` server flags, recording what it receives in
+/// `record`; returns the report.
+fn check_fixture(dir: &std::path::Path, mode: &str, extra: &[&str]) -> serde_json::Value {
+    let json = dir.join(format!("{mode}.json"));
+    let record = dir.join(format!("{mode}.record"));
+    let exe = conformance();
+    let mut args = vec![
+        "check",
+        "--no-color",
+        "--json",
+        json.to_str().expect("utf-8"),
+    ];
+    if mode == "isolated" {
+        args.push("--isolated");
+    }
+    args.extend(["--", &exe, "fixture-server", "--record"]);
+    args.push(record.to_str().expect("utf-8"));
+    args.extend(extra);
+    let out = mcpc(&args);
+    assert!(out.code <= 1, "{out:?}");
+    read_json(&json)
+}
+
+/// How many `initialize` requests a record holds: one per legacy session opened.
+fn handshakes(dir: &std::path::Path, mode: &str) -> usize {
+    std::fs::read_to_string(dir.join(format!("{mode}.record")))
+        .expect("the record")
+        .lines()
+        .filter(|l| l.contains(r#""method":"initialize""#))
+        .count()
+}
+
+#[test]
+fn scenarios_that_only_ask_share_a_server_and_the_verdicts_stay_the_same() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let shared = check_fixture(dir.path(), "shared", &[]);
+    let isolated = check_fixture(dir.path(), "isolated", &[]);
+    assert_eq!(statuses(&shared), statuses(&isolated));
+    let (few, many) = (
+        handshakes(dir.path(), "shared"),
+        handshakes(dir.path(), "isolated"),
+    );
+    assert!(
+        few * 2 < many,
+        "shared: {few} sessions opened, isolated: {many}"
+    );
+}

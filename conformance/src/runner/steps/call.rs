@@ -52,7 +52,11 @@ pub(super) async fn run(
         run.remember(handle, s.clone(), id, true, token);
         return Ok(None);
     }
-    let resp = s.response(&id, timeout).await.map_err(session_failure)?;
+    let resp = match &token {
+        Some(t) => s.response_with_progress(&id, t, timeout).await,
+        None => s.response(&id, timeout).await,
+    }
+    .map_err(session_failure)?;
     let progress = token.map(|t| s.progress_for(&t)).unwrap_or_default();
     let mut observation = call_observation(&resp, progress);
     let declared = lock(&run.declared_outputs).get(&(index, name)).cloned();
