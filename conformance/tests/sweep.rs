@@ -434,3 +434,28 @@ fn a_server_that_cannot_be_swept_gets_one_line_and_exit_2_within_the_deadline() 
         assert!(started.elapsed() < Duration::from_secs(20), "{args:?}");
     }
 }
+
+#[test]
+fn progress_that_does_not_increase_fails_the_call_that_asked_for_it() {
+    let tools = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/sweep/progress-tools.yaml"
+    );
+    let dir = tempfile::tempdir().expect("tempdir");
+    let json = dir.path().join("sweep.json");
+    let out = sweep(&[
+        "--protocol",
+        "legacy",
+        "--json",
+        json.to_str().expect("utf-8 path"),
+        "--",
+        BIN,
+        "fixture-server",
+        "--tools",
+        tools,
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let (failed, _) = verdicts(&report(&json));
+    assert!(failed.contains("sweep/tool/stuck/valid"), "{failed:?}");
+    assert!(!failed.contains("sweep/tool/steady/valid"), "{failed:?}");
+}

@@ -8,7 +8,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use super::sweep::{CaseArgs, ServerChoice, generations_to_try, server_target, sweep_scenarios};
+use super::sweep::{
+    CaseArgs, ServerChoice, generations_to_try, prompt_scenarios, server_target, sweep_scenarios,
+};
 use super::{BeyondArgs, EXIT_USAGE, ReportFileArgs, Shown, run_reported, runtime, selection};
 use crate::generation::{Generation, ProtocolChoice};
 use crate::model::{GenerationClaim, LevelPolicy};
@@ -182,10 +184,14 @@ pub fn check(args: CheckArgs) -> ExitCode {
     };
     not_judged.extend(unspoken);
     let options = args.made.options();
-    let (swept, _) = match sweep_scenarios("check", &found, &options, args.made.seed) {
+    let (mut swept, _) = match sweep_scenarios("check", &found, &options, args.made.seed) {
         Ok(made) => made,
         Err(message) => return usage(&message),
     };
+    match prompt_scenarios(&found) {
+        Ok(prompts) => swept.extend(prompts),
+        Err(message) => return usage(&message),
+    }
     if spoken.is_empty() {
         not_judged.push("the sweep: the server opened no session to list its tools in".into());
     }

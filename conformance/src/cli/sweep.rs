@@ -395,6 +395,15 @@ fn target_named(choice: &ServerChoice<'_>) -> Result<(TargetCtx, String), String
     }
 }
 
+/// `check`'s scenarios for the prompts discovery listed (`sweep/prompts.rs`), for a server
+/// that declares the prompts capability.
+pub(super) fn prompt_scenarios(found: &Discovery) -> Result<Vec<Scenario>, String> {
+    crate::sweep::prompts::prompt_cases(&found.prompts)
+        .iter()
+        .map(scenario_of)
+        .collect()
+}
+
 /// A sweep document as a scenario, through the same parser as a file (so a written-out case
 /// is exactly what ran).
 fn scenario_of(doc: &Value) -> Result<Scenario, String> {

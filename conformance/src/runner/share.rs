@@ -11,12 +11,13 @@
 //!
 //! - [`shareable`] decides from the scenario's shape: one server; `initialize` only as the
 //!   first step (a legacy scenario must open with it); besides, only `request`, `call`,
-//!   `list_tools`, `send`, `send_bytes`, `expect_message`, `stdout`, `exec` and `set`, no
-//!   `nowait` (inside `repeat` and `parallel` blocks too). What would judge less on a server with a past is left out: `no_message` and
-//!   `no_response` (what it sent before is gone), `stderr` (what it wrote before would
-//!   count), lifecycle steps. `stdout` observes the process's whole life, so an earlier
-//!   scenario's output can only make it fail, never pass; `expect_message` takes only what
-//!   arrives after the server was handed over (the rest is marked consumed then);
+//!   `list_tools`, `send`, `send_bytes`, `expect_message`, `no_message`, `no_response`,
+//!   `stdout`, `exec` and `set`, no `nowait` (inside `repeat` and `parallel` blocks too).
+//!   `stdout` and `no_message` observe the process's whole life, so what the server did for
+//!   earlier scenarios can only make them fail, never pass; `expect_message` takes only what
+//!   arrives after the server was handed over (the rest is marked consumed then). Left out:
+//!   `stderr` (what the server wrote before would count for a pattern that asks for it),
+//!   `notify` (a notification may change what the server does next), lifecycle steps;
 //! - a scenario tagged [`FRESH_SERVER`] (it judges a server's first contact) always gets a
 //!   server of its own;
 //! - a server goes back to the pool only after a scenario that did not fail (a warning is
@@ -267,6 +268,8 @@ fn only_asks(steps: &[crate::model::Step]) -> bool {
                 | StepKind::Send(_)
                 | StepKind::SendBytes(_)
                 | StepKind::ExpectMessage(_)
+                | StepKind::NoMessage(_)
+                | StepKind::NoResponse(_)
                 | StepKind::Stdout(_) => true,
                 _ => false,
             }
@@ -309,7 +312,7 @@ mod tests {
             ("  - list_tools: {}\n", ""),
             // Raw lines, forbidden messages, the exit: the server's whole life counts.
             ("  - initialize: {}\n  - stderr: {}\n", ""),
-            ("  - initialize: {}\n  - no_message: {}\n", ""),
+            ("  - initialize: {}\n  - notify: notifications/x\n", ""),
             ("  - initialize: {}\n  - stop: {}\n", ""),
             ("  - initialize: {}\n  - request: ping\n    nowait: p\n", ""),
             ("  - initialize: {}\n  - list_tools: {}\n", "fresh-server"),

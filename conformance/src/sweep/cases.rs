@@ -266,32 +266,11 @@ fn unique_label(listed: usize, distinct: &[&str], repeated: &[&str]) -> String {
 /// The minimal shape of a `CallToolResult`: `content` of known block types, each with its
 /// required fields; `isError` a boolean; `structuredContent` an object.
 pub fn call_tool_result_schema() -> Value {
-    let string = json!({"type": "string"});
-    let block = |ty: &str, required: Value| {
-        json!({"if": {"properties": {"type": {"const": ty}}},
-               "then": {"required": required}})
-    };
     json!({
         "type": "object",
         "required": ["content"],
         "properties": {
-            "content": {"type": "array", "items": {
-                "type": "object",
-                "required": ["type"],
-                "properties": {
-                    "type": {"enum": ["text", "image", "audio", "resource_link", "resource"]},
-                    "text": string, "data": string, "mimeType": string, "uri": string,
-                    "name": string,
-                    "resource": {"type": "object", "required": ["uri"]}
-                },
-                "allOf": [
-                    block("text", json!(["text"])),
-                    block("image", json!(["data", "mimeType"])),
-                    block("audio", json!(["data", "mimeType"])),
-                    block("resource_link", json!(["uri", "name"])),
-                    block("resource", json!(["resource"]))
-                ]
-            }},
+            "content": {"type": "array", "items": content_block_schema()},
             "isError": {"type": "boolean"},
             "structuredContent": {"type": "object"}
         }
@@ -301,16 +280,54 @@ pub fn call_tool_result_schema() -> Value {
 /// What a schema-valid call must come back with.
 fn answer_pattern(output_schema: Option<&Value>) -> Value {
     let result = json!({"$schema": call_tool_result_schema()});
-    let protocol_error =
-        json!({"error": {"code": {"$type": "integer"}, "message": {"$type": "string"}}});
+    // The call asks for progress: what arrives for its token is well formed and increases
+    // (none at all conforms: a receiver MAY send progress).
+    let progress = json!({
+        "$increasing": "progress",
+        "$each": {
+            "progress": {"$type": "number"},
+            "total": {"$one_of": [{"$absent": true}, {"$type": "number"}]},
+            "message": {"$one_of": [{"$absent": true}, {"$type": "string"}]}
+        }
+    });
+    let protocol_error = json!({"error": {"code": {"$type": "integer"}, "message": {"$type": "string"}},
+                                "progress": progress});
     match output_schema {
-        None => json!({"$one_of": [protocol_error, {"result": result}]}),
+        None => json!({"$one_of": [protocol_error, {"result": result, "progress": progress}]}),
         Some(schema) => json!({"$one_of": [
             protocol_error,
-            {"result": result, "isError": true},
-            {"result": result, "isError": false, "structured": {"$schema": schema}}
+            {"result": result, "isError": true, "progress": progress},
+            {"result": result, "isError": false, "structured": {"$schema": schema}, "progress": progress}
         ]}),
     }
+}
+
+/// A `ContentBlock` (2025-11-25 schema): text, image, audio, a resource link or an embedded
+/// resource, each with the fields its type requires. Tool results and prompt messages carry
+/// the same blocks.
+pub fn content_block_schema() -> Value {
+    let string = json!({"type": "string"});
+    let block = |ty: &str, required: Value| {
+        json!({"if": {"properties": {"type": {"const": ty}}},
+               "then": {"required": required}})
+    };
+    json!({
+        "type": "object",
+        "required": ["type"],
+        "properties": {
+            "type": {"enum": ["text", "image", "audio", "resource_link", "resource"]},
+            "text": string, "data": string, "mimeType": string, "uri": string,
+            "name": string,
+            "resource": {"type": "object", "required": ["uri"]}
+        },
+        "allOf": [
+            block("text", json!(["text"])),
+            block("image", json!(["data", "mimeType"])),
+            block("audio", json!(["data", "mimeType"])),
+            block("resource_link", json!(["uri", "name"])),
+            block("resource", json!(["resource"]))
+        ]
+    })
 }
 
 /// The edge cases first, whatever the seed, then the seeded sets; each step's label names
@@ -339,6 +356,9 @@ fn valid_calls(name: &str, edges: &[Edge], sets: &[Value], output_schema: Option
         ),
         json!({"document": "https://www.jsonrpc.org/specification", "section": "5 Response object",
                "quote": "When a rpc call is made, the Server MUST reply with a Response, except for in the case of Notifications."}),
+        json!({"document": "https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/progress",
+               "section": "Behavior Requirements",
+               "quote": "The progress value MUST increase with each notification, even if the total is unknown."}),
     ];
     if output_schema.is_some() {
         sources.push(source(

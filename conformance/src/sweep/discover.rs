@@ -23,6 +23,11 @@ pub struct Discovery {
     /// The protocol version the server's opening answer named (its `protocolVersion`),
     /// for each generation whose answer had one.
     pub versions: Vec<(Generation, String)>,
+    /// The capabilities each generation's opening answer declared.
+    pub capabilities: Vec<(Generation, Value)>,
+    /// The prompts listed (first page) in the first generation that declared the prompts
+    /// capability; none when no generation did.
+    pub prompts: Vec<Value>,
 }
 
 const DISCOVER: &str =
@@ -43,7 +48,8 @@ pub async fn discover(tctx: Arc<TargetCtx>, generations: &[Generation]) -> Disco
     };
     let mut tools: Vec<Option<Vec<Value>>> = vec![None; generations.len()];
     let mut versions: Vec<Option<String>> = vec![None; generations.len()];
-    let report = run_all(vec![(tctx, scenarios)], &options, |event| {
+    let mut capabilities: Vec<Option<Value>> = vec![None; generations.len()];
+    let report = run_all(vec![(tctx.clone(), scenarios)], &options, |event| {
         let RunEvent::StepFinished { scenario, step } = event else {
             return;
         };
@@ -55,6 +61,12 @@ pub async fn discover(tctx: Arc<TargetCtx>, generations: &[Generation]) -> Disco
             && let Some(slot) = versions.get_mut(scenario)
         {
             *slot = Some(version.to_string());
+        }
+        if step.index == 0
+            && let Some(caps) = observed.and_then(|o| o.pointer("/result/capabilities"))
+            && let Some(slot) = capabilities.get_mut(scenario)
+        {
+            *slot = Some(caps.clone());
         }
         if step.index == 1
             && let Some(list) = observed.and_then(|o| o.get("tools"))
@@ -68,6 +80,11 @@ pub async fn discover(tctx: Arc<TargetCtx>, generations: &[Generation]) -> Disco
     for (generation, version) in generations.iter().zip(versions) {
         if let Some(version) = version {
             out.versions.push((*generation, version));
+        }
+    }
+    for (generation, caps) in generations.iter().zip(capabilities) {
+        if let Some(caps) = caps {
+            out.capabilities.push((*generation, caps));
         }
     }
     for (i, generation) in generations.iter().enumerate() {
@@ -98,5 +115,44 @@ pub async fn discover(tctx: Arc<TargetCtx>, generations: &[Generation]) -> Disco
             }
         }
     }
+    let declaring = out.capabilities.iter().find(|(g, caps)| {
+        caps.get("prompts").is_some_and(Value::is_object) && out.spoken.iter().any(|(s, _)| s == g)
+    });
+    if let Some((generation, _)) = declaring {
+        out.prompts = list_prompts(tctx, *generation, &options).await;
+    }
     out
+}
+
+const LIST_PROMPTS: &str = "name: sweep/discover-prompts\nsuite: protocol\nsteps:\n  - initialize: {}\n  - request: prompts/list\n    params: {}\n";
+
+/// The prompts a server lists (the first page), in one generation; none if it does not
+/// answer with a list.
+async fn list_prompts(
+    tctx: Arc<TargetCtx>,
+    generation: Generation,
+    options: &RunOptions,
+) -> Vec<Value> {
+    let Ok(scenario) = parse_scenario(LIST_PROMPTS, "<sweep>/discover-prompts.yaml") else {
+        return Vec::new();
+    };
+    let mut prompts = Vec::new();
+    run_all(
+        vec![(tctx, plan(vec![scenario], &[generation]))],
+        options,
+        |event| {
+            if let RunEvent::StepFinished { step, .. } = event
+                && step.index == 1
+                && let Some(list) = step
+                    .observation
+                    .as_ref()
+                    .and_then(|o| o.pointer("/result/prompts"))
+                    .and_then(Value::as_array)
+            {
+                prompts = list.clone();
+            }
+        },
+    )
+    .await;
+    prompts
 }

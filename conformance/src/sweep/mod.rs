@@ -10,5 +10,6 @@ pub mod discover;
 pub mod edges;
 pub mod fuzz;
 pub mod plain;
+pub mod prompts;
 pub mod repro;
 pub mod values;

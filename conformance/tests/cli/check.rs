@@ -143,3 +143,57 @@ fn scenarios_that_only_ask_share_a_server_and_the_verdicts_stay_the_same() {
         "shared: {few} sessions opened, isolated: {many}"
     );
 }
+
+#[test]
+fn each_listed_prompt_is_got_when_the_server_declares_prompts() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let json = dir.path().join("r.json");
+    let exe = conformance();
+    // The fixture with the official suite's fixture names declares prompts and lists four.
+    let out = mcpc(&[
+        "check",
+        "--no-color",
+        "--json",
+        json.to_str().expect("utf-8"),
+        "--",
+        &exe,
+        "fixture-server",
+        "--official",
+    ]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let report = read_json(&json);
+    let prompts: Vec<(String, String)> = report["scenarios"]
+        .as_array()
+        .expect("scenarios")
+        .iter()
+        .filter(|s| {
+            s["name"]
+                .as_str()
+                .is_some_and(|n| n.starts_with("sweep/prompt/"))
+        })
+        .map(|s| (s["name"].to_string(), s["status"].to_string()))
+        .collect();
+    assert!(
+        prompts
+            .iter()
+            .any(|(n, _)| n.contains("sweep/prompt/test_prompt_with_arguments/get")),
+        "{prompts:?}"
+    );
+    assert!(
+        prompts.iter().all(|(_, s)| s == "\"passed\""),
+        "{prompts:?}"
+    );
+    // Without the prompts capability, no prompt is asked for.
+    let plain = dir.path().join("plain.json");
+    let out = mcpc(&[
+        "check",
+        "--no-color",
+        "--json",
+        plain.to_str().expect("utf-8"),
+        "--",
+        &exe,
+        "fixture-server",
+    ]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(!read_json(&plain).to_string().contains("sweep/prompt/"));
+}
