@@ -459,3 +459,40 @@ fn progress_that_does_not_increase_fails_the_call_that_asked_for_it() {
     assert!(failed.contains("sweep/tool/stuck/valid"), "{failed:?}");
     assert!(!failed.contains("sweep/tool/steady/valid"), "{failed:?}");
 }
+
+#[test]
+fn a_log_for_a_request_without_a_log_level_fails_in_2026_07_28_only() {
+    let tools = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/sweep/progress-tools.yaml"
+    );
+    let dir = tempfile::tempdir().expect("tempdir");
+    let json = dir.path().join("sweep.json");
+    let out = sweep(&[
+        "--protocol",
+        "both",
+        "--json",
+        json.to_str().expect("utf-8 path"),
+        "--",
+        BIN,
+        "fixture-server",
+        "--generation",
+        "dual",
+        "--tools",
+        tools,
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let (failed, _) = verdicts(&report(&json));
+    assert!(
+        failed.contains("sweep/tool/chatty/unlogged [modern]"),
+        "{failed:?}"
+    );
+    assert!(
+        !failed.contains("sweep/tool/steady/unlogged [modern]"),
+        "{failed:?}"
+    );
+    assert!(
+        !failed.iter().any(|f| f.contains("chatty/valid")),
+        "{failed:?}"
+    );
+}

@@ -3,7 +3,8 @@
 //! with messages whose roles and content blocks are what the schema allows (or refused with
 //! a JSON-RPC error: the arguments are free text and a server may refuse a value), and, for a
 //! prompt with required arguments, a `prompts/get` without them, which the specification
-//! says should be refused with -32602.
+//! says should be refused with -32602. On a server that also declares completions, each
+//! argument of a prompt (the first few) is asked `completion/complete`.
 
 use serde_json::{Map, Value, json};
 
@@ -11,6 +12,8 @@ use super::cases::content_block_schema;
 
 const PROMPTS_PAGE: &str =
     "https://modelcontextprotocol.io/specification/2025-11-25/server/prompts";
+const COMPLETION_PAGE: &str =
+    "https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/completion";
 const SCHEMA_TS: &str = "https://github.com/modelcontextprotocol/modelcontextprotocol/blob/main/schema/2025-11-25/schema.ts";
 
 /// The most prompts a check gets (the first listed): enough to meet every kind a server has,
@@ -55,8 +58,69 @@ pub fn prompt_cases(prompts: &[Value]) -> Vec<Value> {
         }
         seen.push(name);
         out.push(prompt_case(name, prompt));
+        if let Some(case) = completion_case(name, prompt) {
+            out.push(case);
+        }
     }
     out
+}
+
+/// The most arguments of one prompt asked completions for.
+const MAX_COMPLETED_ARGUMENTS: usize = 4;
+
+/// For a prompt with arguments, on a server declaring the completions capability:
+/// `completion/complete` for each argument (the first few) with an empty typed value,
+/// answered with at most 100 string values (`total` a number, `hasMore` a boolean, where
+/// given) or a JSON-RPC error.
+fn completion_case(name: &str, prompt: &Value) -> Option<Value> {
+    let arguments: Vec<&str> = prompt
+        .get("arguments")
+        .and_then(Value::as_array)?
+        .iter()
+        .filter_map(|a| a.get("name")?.as_str())
+        .take(MAX_COMPLETED_ARGUMENTS)
+        .collect();
+    if arguments.is_empty() {
+        return None;
+    }
+    let completion = json!({
+        "values": {"$type": "array", "$len": {"$lte": 100}, "$each": {"$type": "string"}},
+        "total": {"$one_of": [{"$absent": true}, {"$type": "number"}]},
+        "hasMore": {"$one_of": [{"$absent": true}, {"$type": "boolean"}]}
+    });
+    let mut steps = vec![
+        json!({"initialize": {}, "save": {"caps": "result.capabilities"}}),
+        json!({"label": "the server declares the completions capability",
+               "exec": {"program": "${conformance}", "args": ["probe", "--stdout", "${caps}"]},
+               "skip_unless": "the server declares the completions capability",
+               "expect": {"stdout": {"$json": {"completions": {"$type": "object"}}}}}),
+    ];
+    for argument in arguments {
+        steps.push(json!({"request": "completion/complete",
+        "params": {"ref": {"type": "ref/prompt", "name": name},
+                   "argument": {"name": argument, "value": ""}},
+        "label": format!("complete the argument {argument} of {name}"),
+        "expect": {"$one_of": [
+            {"result": {"completion": completion}, "error": {"$absent": true}},
+            {"error": {"code": {"$type": "integer"}, "message": {"$type": "string"}},
+             "result": {"$absent": true}}
+        ]}}));
+    }
+    Some(json!({
+        "name": format!("sweep/prompt/{name}/complete"),
+        "suite": "protocol",
+        "level": "must",
+        "tags": ["sweep", "prompts", "completions", "capability"],
+        "source": [
+            {"document": COMPLETION_PAGE, "section": "Capabilities",
+             "quote": "Servers that support completions MUST declare the completions capability:"},
+            {"document": COMPLETION_PAGE, "section": "Completion Results",
+             "quote": "Servers return an array of completion values ranked by relevance, with: Maximum 100 items per response Optional total number of available matches Boolean indicating if additional results exist"},
+            {"document": SCHEMA_TS, "section": "CompleteResult",
+             "quote": "completion: { values: string[]; total?: number; hasMore?: boolean; };"},
+        ],
+        "steps": steps,
+    }))
 }
 
 fn prompt_case(name: &str, prompt: &Value) -> Value {
@@ -139,7 +203,20 @@ mod tests {
         ];
         let made = prompt_cases(&prompts);
         let names: Vec<&str> = made.iter().filter_map(|s| s["name"].as_str()).collect();
-        assert_eq!(names, ["sweep/prompt/plain/get", "sweep/prompt/greet/get"]);
+        assert_eq!(
+            names,
+            [
+                "sweep/prompt/plain/get",
+                "sweep/prompt/greet/get",
+                "sweep/prompt/greet/complete"
+            ]
+        );
+        let complete = made[2]["steps"].as_array().expect("steps");
+        assert_eq!(
+            complete.len(),
+            4,
+            "the opening, the precondition, one per argument"
+        );
         let greet = made[1]["steps"].as_array().expect("steps");
         assert_eq!(greet[2]["params"]["arguments"]["who"], "conformance who");
         assert_eq!(greet[2]["params"]["arguments"]["tone"], "conformance tone");
@@ -155,6 +232,7 @@ mod tests {
     #[test]
     fn a_server_listing_many_prompts_gets_the_first_few() {
         let prompts: Vec<Value> = (0..40).map(|i| json!({"name": format!("p{i}")})).collect();
+        // None has arguments, so none is asked for completions.
         assert_eq!(prompt_cases(&prompts).len(), MAX_PROMPTS);
     }
 }
