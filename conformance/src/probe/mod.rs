@@ -43,6 +43,11 @@ pub struct ProbeArgs {
     #[arg(long)]
     pub print_cwd: bool,
 
+    /// Copy standard input to stdout first (a scenario's `exec` step judges what it gave
+    /// as `stdin:`, with no limit on its size, unlike an argument's).
+    #[arg(long)]
+    pub echo_stdin: bool,
+
     /// Literal text for stdout (no newline added).
     #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
     pub stdout: Option<String>,
@@ -164,6 +169,14 @@ pub fn run(args: ProbeArgs) -> ExitCode {
             "cannot append to record file {}: {e}",
             path.display()
         ));
+    }
+    if args.echo_stdin {
+        let mut stdout = std::io::stdout().lock();
+        if let Err(e) =
+            std::io::copy(&mut std::io::stdin().lock(), &mut stdout).and_then(|_| stdout.flush())
+        {
+            warn(&format!("copying stdin to stdout failed: {e}"));
+        }
     }
     let text = info::info_text(args.print_env, args.print_args, args.print_cwd);
     if !text.is_empty() {

@@ -130,18 +130,23 @@ fn a_duplicate_name_is_named_under_the_uniqueness_sentence_and_swept_once() {
 fn a_result_is_judged_by_its_shape_and_the_declared_output_schema() {
     let output = json!({"type": "object", "required": ["text"]});
     let pattern = crate::matcher::Pattern::compile(&answer_pattern(Some(&output))).unwrap();
+    // A call observation always holds the progress that came for its token (none here).
     let good = json!({"result": {"content": [{"type": "text", "text": "a"}],
                                  "structuredContent": {"text": "a"}},
-                      "isError": false, "structured": {"text": "a"}});
+                      "isError": false, "structured": {"text": "a"}, "progress": []});
     assert!(pattern.matches(&good).is_ok());
-    let missing = json!({"result": {"content": []}, "isError": false});
+    let missing = json!({"result": {"content": []}, "isError": false, "progress": []});
     assert!(pattern.matches(&missing).is_err());
-    let bad_block =
-        json!({"result": {"content": [{"type": "image", "data": "x"}]}, "isError": true});
+    let bad_block = json!({"result": {"content": [{"type": "image", "data": "x"}]},
+                           "isError": true, "progress": []});
     assert!(pattern.matches(&bad_block).is_err());
     let refused = json!({"result": {"content": [{"type": "text", "text": "no"}], "isError": true},
-                         "isError": true});
+                         "isError": true, "progress": []});
     assert!(pattern.matches(&refused).is_ok());
-    let error = json!({"error": {"code": -32603, "message": "boom"}});
+    let error = json!({"error": {"code": -32603, "message": "boom"}, "progress": []});
     assert!(pattern.matches(&error).is_ok());
+    // Progress that does not increase fails the call, whatever its answer.
+    let stuck = json!({"error": {"code": -32603, "message": "boom"},
+                       "progress": [{"progress": 1}, {"progress": 1}]});
+    assert!(pattern.matches(&stuck).is_err());
 }
