@@ -395,11 +395,12 @@ fn target_named(choice: &ServerChoice<'_>) -> Result<(TargetCtx, String), String
     }
 }
 
-/// `check`'s scenarios for the prompts discovery listed (`sweep/prompts.rs`), for a server
-/// that declares the prompts capability.
+/// `check`'s scenarios for the prompts and resource templates discovery listed
+/// (`sweep/prompts.rs`, `sweep/templates.rs`), for a server declaring those capabilities.
 pub(super) fn prompt_scenarios(found: &Discovery) -> Result<Vec<Scenario>, String> {
     crate::sweep::prompts::prompt_cases(&found.prompts)
         .iter()
+        .chain(&crate::sweep::templates::template_cases(&found.templates))
         .map(scenario_of)
         .collect()
 }

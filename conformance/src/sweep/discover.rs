@@ -28,6 +28,9 @@ pub struct Discovery {
     /// The prompts listed (first page) in the first generation that declared the prompts
     /// capability; none when no generation did.
     pub prompts: Vec<Value>,
+    /// The resource templates listed (first page) in the first generation that declared
+    /// the resources capability; none when no generation did.
+    pub templates: Vec<Value>,
 }
 
 const DISCOVER: &str =
@@ -115,30 +118,51 @@ pub async fn discover(tctx: Arc<TargetCtx>, generations: &[Generation]) -> Disco
             }
         }
     }
-    let declaring = out.capabilities.iter().find(|(g, caps)| {
-        caps.get("prompts").is_some_and(Value::is_object) && out.spoken.iter().any(|(s, _)| s == g)
-    });
-    if let Some((generation, _)) = declaring {
-        out.prompts = list_prompts(tctx, *generation, &options).await;
+    let declaring = |capability: &str| {
+        out.capabilities
+            .iter()
+            .find(|(g, caps)| {
+                caps.get(capability).is_some_and(Value::is_object)
+                    && out.spoken.iter().any(|(s, _)| s == g)
+            })
+            .map(|(g, _)| *g)
+    };
+    let (prompts, templates) = (declaring("prompts"), declaring("resources"));
+    if let Some(generation) = prompts {
+        out.prompts = first_page(&tctx, generation, "prompts/list", "prompts", &options).await;
+    }
+    if let Some(generation) = templates {
+        out.templates = first_page(
+            &tctx,
+            generation,
+            "resources/templates/list",
+            "resourceTemplates",
+            &options,
+        )
+        .await;
     }
     out
 }
 
-const LIST_PROMPTS: &str = "name: sweep/discover-prompts\nsuite: protocol\nsteps:\n  - initialize: {}\n  - request: prompts/list\n    params: {}\n";
-
-/// The prompts a server lists (the first page), in one generation; none if it does not
-/// answer with a list.
-async fn list_prompts(
-    tctx: Arc<TargetCtx>,
+/// The first page of a list a server answers (`method`, the array under `key`), in one
+/// generation; none if it does not answer with one.
+async fn first_page(
+    tctx: &Arc<TargetCtx>,
     generation: Generation,
+    method: &str,
+    key: &str,
     options: &RunOptions,
 ) -> Vec<Value> {
-    let Ok(scenario) = parse_scenario(LIST_PROMPTS, "<sweep>/discover-prompts.yaml") else {
+    let text = format!(
+        "name: sweep/discover-list\nsuite: protocol\nsteps:\n  - initialize: {{}}\n  - request: {method}\n    params: {{}}\n"
+    );
+    let Ok(scenario) = parse_scenario(&text, "<sweep>/discover-list.yaml") else {
         return Vec::new();
     };
-    let mut prompts = Vec::new();
+    let pointer = format!("/result/{key}");
+    let mut items = Vec::new();
     run_all(
-        vec![(tctx, plan(vec![scenario], &[generation]))],
+        vec![(tctx.clone(), plan(vec![scenario], &[generation]))],
         options,
         |event| {
             if let RunEvent::StepFinished { step, .. } = event
@@ -146,13 +170,13 @@ async fn list_prompts(
                 && let Some(list) = step
                     .observation
                     .as_ref()
-                    .and_then(|o| o.pointer("/result/prompts"))
+                    .and_then(|o| o.pointer(&pointer))
                     .and_then(Value::as_array)
             {
-                prompts = list.clone();
+                items = list.clone();
             }
         },
     )
     .await;
-    prompts
+    items
 }

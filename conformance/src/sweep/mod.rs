@@ -12,4 +12,5 @@ pub mod fuzz;
 pub mod plain;
 pub mod prompts;
 pub mod repro;
+pub mod templates;
 pub mod values;

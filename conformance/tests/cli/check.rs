@@ -145,7 +145,7 @@ fn scenarios_that_only_ask_share_a_server_and_the_verdicts_stay_the_same() {
 }
 
 #[test]
-fn each_listed_prompt_is_got_when_the_server_declares_prompts() {
+fn each_listed_prompt_and_template_is_read_when_the_server_declares_them() {
     let dir = tempfile::tempdir().expect("temp dir");
     let json = dir.path().join("r.json");
     let exe = conformance();
@@ -183,6 +183,22 @@ fn each_listed_prompt_is_got_when_the_server_declares_prompts() {
         prompts.iter().all(|(_, s)| s == "\"passed\""),
         "{prompts:?}"
     );
+    // Its resource template is read through, with a value for its variable.
+    let templates: Vec<String> = report["scenarios"]
+        .as_array()
+        .expect("scenarios")
+        .iter()
+        .filter(|s| {
+            s["name"]
+                .as_str()
+                .is_some_and(|n| n.starts_with("sweep/resource-template/"))
+        })
+        .map(|s| format!("{} {}", s["name"], s["status"]))
+        .collect();
+    assert!(
+        !templates.is_empty() && templates.iter().all(|t| t.ends_with("\"passed\"")),
+        "{templates:?}"
+    );
     // Without the prompts capability, no prompt is asked for.
     let plain = dir.path().join("plain.json");
     let out = mcpc(&[
@@ -195,5 +211,6 @@ fn each_listed_prompt_is_got_when_the_server_declares_prompts() {
         "fixture-server",
     ]);
     assert_eq!(out.code, 0, "{out:?}");
-    assert!(!read_json(&plain).to_string().contains("sweep/prompt/"));
+    let plain = read_json(&plain).to_string();
+    assert!(!plain.contains("sweep/prompt/") && !plain.contains("sweep/resource-template/"));
 }
