@@ -69,9 +69,7 @@ pub fn prompt_cases(prompts: &[Value]) -> Vec<Value> {
 const MAX_COMPLETED_ARGUMENTS: usize = 4;
 
 /// For a prompt with arguments, on a server declaring the completions capability:
-/// `completion/complete` for each argument (the first few) with an empty typed value,
-/// answered with at most 100 string values (`total` a number, `hasMore` a boolean, where
-/// given) or a JSON-RPC error.
+/// `completion/complete` for each argument (the first few) with an empty typed value.
 fn completion_case(name: &str, prompt: &Value) -> Option<Value> {
     let arguments: Vec<&str> = prompt
         .get("arguments")
@@ -83,6 +81,32 @@ fn completion_case(name: &str, prompt: &Value) -> Option<Value> {
     if arguments.is_empty() {
         return None;
     }
+    let requests = arguments
+        .iter()
+        .map(|argument| {
+            (
+                json!({"type": "ref/prompt", "name": name}),
+                (*argument).to_string(),
+                format!("complete the argument {argument} of {name}"),
+            )
+        })
+        .collect();
+    Some(completion_scenario(
+        &format!("sweep/prompt/{name}/complete"),
+        &["sweep", "prompts", "completions", "capability"],
+        requests,
+    ))
+}
+
+/// A scenario asking `completion/complete` for each `(ref, argument, label)` with an empty
+/// typed value, on a server declaring the completions capability: each answered with at most
+/// 100 string values (`total` a number, `hasMore` a boolean, where given) or a JSON-RPC
+/// error. Prompt arguments and template variables are completed alike.
+pub fn completion_scenario(
+    scenario: &str,
+    tags: &[&str],
+    requests: Vec<(Value, String, String)>,
+) -> Value {
     let completion = json!({
         "values": {"$type": "array", "$len": {"$lte": 100}, "$each": {"$type": "string"}},
         "total": {"$one_of": [{"$absent": true}, {"$type": "number"}]},
@@ -95,22 +119,22 @@ fn completion_case(name: &str, prompt: &Value) -> Option<Value> {
                "skip_unless": "the server declares the completions capability",
                "expect": {"stdout": {"$json": {"completions": {"$type": "object"}}}}}),
     ];
-    for argument in arguments {
+    for (reference, argument, label) in requests {
         steps.push(json!({"request": "completion/complete",
-        "params": {"ref": {"type": "ref/prompt", "name": name},
+        "params": {"ref": reference,
                    "argument": {"name": argument, "value": ""}},
-        "label": format!("complete the argument {argument} of {name}"),
+        "label": label,
         "expect": {"$one_of": [
             {"result": {"completion": completion}, "error": {"$absent": true}},
             {"error": {"code": {"$type": "integer"}, "message": {"$type": "string"}},
              "result": {"$absent": true}}
         ]}}));
     }
-    Some(json!({
-        "name": format!("sweep/prompt/{name}/complete"),
+    json!({
+        "name": scenario,
         "suite": "protocol",
         "level": "must",
-        "tags": ["sweep", "prompts", "completions", "capability"],
+        "tags": tags,
         "source": [
             {"document": COMPLETION_PAGE, "section": "Capabilities",
              "quote": "Servers that support completions MUST declare the completions capability:"},
@@ -120,7 +144,7 @@ fn completion_case(name: &str, prompt: &Value) -> Option<Value> {
              "quote": "completion: { values: string[]; total?: number; hasMore?: boolean; };"},
         ],
         "steps": steps,
-    }))
+    })
 }
 
 fn prompt_case(name: &str, prompt: &Value) -> Value {

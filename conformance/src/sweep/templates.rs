@@ -87,8 +87,60 @@ pub fn template_cases(templates: &[Value]) -> Vec<Value> {
         }
         seen.push(name);
         out.push(template_case(name, &uri));
+        if let Some(raw) = template.get("uriTemplate").and_then(Value::as_str)
+            && let Some(case) = completion_case(name, raw)
+        {
+            out.push(case);
+        }
     }
     out
+}
+
+/// The variables of a URI template, in order, each once (modifiers dropped).
+pub fn variables(template: &str) -> Vec<&str> {
+    let mut out: Vec<&str> = Vec::new();
+    let mut rest = template;
+    while let (Some(open), Some(close)) = (rest.find('{'), rest.find('}')) {
+        if close < open {
+            break;
+        }
+        let list = rest[open + 1..close].trim_start_matches(['+', '#', '.', '/', ';', '?', '&']);
+        for name in list
+            .split(',')
+            .map(|v| v.split(':').next().unwrap_or(v).trim_end_matches('*'))
+        {
+            if !name.is_empty() && !out.contains(&name) {
+                out.push(name);
+            }
+        }
+        rest = &rest[close + 1..];
+    }
+    out
+}
+
+/// For a template with variables, on a server declaring the completions capability:
+/// `completion/complete` for each variable (the first four) with an empty typed value,
+/// answered with at most 100 string values or a JSON-RPC error.
+fn completion_case(name: &str, template: &str) -> Option<Value> {
+    let names: Vec<&str> = variables(template).into_iter().take(4).collect();
+    if names.is_empty() {
+        return None;
+    }
+    let requests = names
+        .iter()
+        .map(|variable| {
+            (
+                json!({"type": "ref/resource", "uri": template}),
+                (*variable).to_string(),
+                format!("complete the variable {variable} of {template}"),
+            )
+        })
+        .collect();
+    Some(super::prompts::completion_scenario(
+        &format!("sweep/resource-template/{name}/complete"),
+        &["sweep", "resources", "completions", "capability"],
+        requests,
+    ))
 }
 
 fn template_case(name: &str, uri: &str) -> Value {
@@ -135,6 +187,15 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_variables_of_a_template_each_once() {
+        assert_eq!(
+            variables("x://{a}/{+b}{?c,a}{/d*}{e:3}"),
+            ["a", "b", "c", "d", "e"]
+        );
+        assert!(variables("x://plain").is_empty());
+    }
+
+    #[test]
     fn every_operator_expands_with_the_one_value() {
         for (template, uri) in [
             (
@@ -165,7 +226,10 @@ mod tests {
             json!({"name": "broken", "uriTemplate": "test://{id"}),
             json!({"uriTemplate": "test://nameless/{id}"}),
         ];
-        let made = template_cases(&templates);
+        let made: Vec<Value> = template_cases(&templates)
+            .into_iter()
+            .filter(|s| s["name"].as_str().is_some_and(|n| n.ends_with("/read")))
+            .collect();
         assert_eq!(made.len(), 1);
         assert_eq!(made[0]["name"], "sweep/resource-template/data/read");
         assert_eq!(
