@@ -111,12 +111,6 @@ pub fn no_counterpart_because(id: &str) -> Option<&'static str> {
         "server-sse-multiple-streams" | "dns-rebinding-protection" => {
             Some("HTTP only: Streamable HTTP streams and Host/Origin headers have no stdio form")
         }
-        "tools-call-sampling"
-        | "tools-call-elicitation"
-        | "elicitation-sep1034-defaults"
-        | "elicitation-sep1330-enums" => Some(
-            "server-to-client requests: needs the suite to answer them mid-call (the client issue)",
-        ),
         _ if id.starts_with("input-required-result-") => Some(
             "input-required rounds (SEP-2322): needs the suite to answer and retry (the client issue)",
         ),

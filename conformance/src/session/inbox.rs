@@ -51,6 +51,9 @@ pub(super) struct Inbox {
     pub(super) exit: Option<ExitStatus>,
     /// Progress notifications by token.
     pub(super) progress: HashMap<String, Vec<Value>>,
+    /// How the client answers the server's requests, by method: `{"result": ...}` or
+    /// `{"error": ...}` (`ping` gets `{}` and any other method -32601 otherwise).
+    pub(super) answers: HashMap<String, Value>,
 }
 
 /// Appends a transcript line, cut to its length limit; the oldest lines go first.

@@ -372,6 +372,13 @@ impl Session {
         Findings::new(self.shared.clone())
     }
 
+    /// From now on, answers the server's requests of `method` with `body` (`{"result": ...}`
+    /// or `{"error": ...}`), while anything else waits: the reader sends it the moment the
+    /// request is read, so a call in flight gets what it asked for.
+    pub fn answer_with(&self, method: &str, body: Value) {
+        self.shared.lock().answers.insert(method.to_string(), body);
+    }
+
     /// True while a request sent with [`Session::send_request`] has no answer yet.
     pub fn awaiting_answers(&self) -> bool {
         !self.shared.lock().our_ids.is_empty()

@@ -111,7 +111,17 @@ fn handle_line(shared: &Shared, line: &str) -> Option<Value> {
             inbox.progress.entry(key).or_default().push(msg.clone());
         }
     }
+    let scripted = msg
+        .get("method")
+        .and_then(Value::as_str)
+        .and_then(|m| inbox.answers.get(m))
+        .cloned();
     let reply = match (&id, msg.get("method").and_then(Value::as_str)) {
+        (Some(id), Some(_)) if let Some(mut body) = scripted => {
+            body["jsonrpc"] = json!("2.0");
+            body["id"] = id.clone();
+            Some(body)
+        }
         (Some(id), Some("ping")) => Some(json!({"jsonrpc": "2.0", "id": id, "result": {}})),
         (Some(id), Some(method)) => Some(json!({"jsonrpc": "2.0", "id": id,
             "error": {"code": -32601, "message": format!("the conformance client does not support {method}")}})),

@@ -39,6 +39,7 @@ macro_rules! for_each_step_kind {
             poll => Poll,
             request => Request,
             notify => Notify,
+            answer => Answer,
             send => Send,
             send_bytes => SendBytes,
             expect_message => ExpectMessage,
