@@ -112,13 +112,7 @@ pub fn completion_scenario(
         "total": {"$one_of": [{"$absent": true}, {"$type": "number"}]},
         "hasMore": {"$one_of": [{"$absent": true}, {"$type": "boolean"}]}
     });
-    let mut steps = vec![
-        json!({"initialize": {}, "save": {"caps": "result.capabilities"}}),
-        json!({"label": "the server declares the completions capability",
-               "exec": {"program": "${conformance}", "args": ["probe", "--stdout", "${caps}"]},
-               "skip_unless": "the server declares the completions capability",
-               "expect": {"stdout": {"$json": {"completions": {"$type": "object"}}}}}),
-    ];
+    let mut steps = opening_if_declared("completions");
     for (reference, argument, label) in requests {
         steps.push(json!({"request": "completion/complete",
         "params": {"ref": reference,
@@ -160,13 +154,7 @@ fn prompt_case(name: &str, prompt: &Value) -> Value {
         })
         .collect();
     let answer = json!({"$schema": get_prompt_result_schema()});
-    let mut steps = vec![
-        json!({"initialize": {}, "save": {"caps": "result.capabilities"}}),
-        json!({"label": "the server declares the prompts capability",
-               "exec": {"program": "${conformance}", "args": ["probe", "--stdout", "${caps}"]},
-               "skip_unless": "the server declares the prompts capability",
-               "expect": {"stdout": {"$json": {"prompts": {"$type": "object"}}}}}),
-    ];
+    let mut steps = opening_if_declared("prompts");
     let mut params = json!({"name": name});
     if arguments.is_empty() {
         steps.push(json!({"request": "prompts/get", "params": params,
@@ -211,6 +199,20 @@ fn prompt_case(name: &str, prompt: &Value) -> Value {
         ],
         "steps": steps,
     })
+}
+
+/// The first steps of a scenario judging what a server declares: the opening (its
+/// capabilities saved), then a precondition that it declares `capability`; a server that
+/// does not is not judged.
+pub fn opening_if_declared(capability: &str) -> Vec<Value> {
+    let declares = format!("the server declares the {capability} capability");
+    vec![
+        json!({"initialize": {}, "save": {"caps": "result.capabilities"}}),
+        json!({"label": declares,
+               "exec": {"program": "${conformance}", "args": ["probe", "--stdout", "${caps}"]},
+               "skip_unless": declares,
+               "expect": {"stdout": {"$json": {capability: {"$type": "object"}}}}}),
+    ]
 }
 
 #[cfg(test)]

@@ -148,12 +148,8 @@ fn template_case(name: &str, uri: &str) -> Value {
         {"uri": {"$type": "string"}, "text": {"$type": "string"}},
         {"uri": {"$type": "string"}, "blob": {"$type": "string"}}
     ]}});
-    let steps = vec![
-        json!({"initialize": {}, "save": {"caps": "result.capabilities"}}),
-        json!({"label": "the server declares the resources capability",
-               "exec": {"program": "${conformance}", "args": ["probe", "--stdout", "${caps}"]},
-               "skip_unless": "the server declares the resources capability",
-               "expect": {"stdout": {"$json": {"resources": {"$type": "object"}}}}}),
+    let mut steps = super::prompts::opening_if_declared("resources");
+    steps.extend([
         json!({"request": "resources/read", "params": {"uri": uri},
         "label": format!("read {uri} through the template {name}"),
         "expect": {"$one_of": [
@@ -164,7 +160,7 @@ fn template_case(name: &str, uri: &str) -> Value {
         json!({"request": "resources/templates/list", "params": {},
                "label": "the server still answers",
                "expect": {"result": {"resourceTemplates": {"$type": "array"}}}}),
-    ];
+    ]);
     json!({
         "name": format!("sweep/resource-template/{name}/read"),
         "suite": "protocol",
