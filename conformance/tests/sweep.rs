@@ -496,3 +496,55 @@ fn a_log_for_a_request_without_a_log_level_fails_in_2026_07_28_only() {
         "{failed:?}"
     );
 }
+
+#[test]
+fn a_log_below_the_level_asked_for_is_a_warning_in_both_generations() {
+    let tools = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/sweep/progress-tools.yaml"
+    );
+    let dir = tempfile::tempdir().expect("tempdir");
+    let json = dir.path().join("sweep.json");
+    // `--official` declares logging (and honours the level for its own tools); `chatty` logs
+    // at level info whatever was asked.
+    sweep(&[
+        "--protocol",
+        "both",
+        "--include-mutating",
+        "--json",
+        json.to_str().expect("utf-8 path"),
+        "--",
+        BIN,
+        "fixture-server",
+        "--generation",
+        "dual",
+        "--official",
+        "--tools",
+        tools,
+    ]);
+    let (failed, warned) = verdicts(&report(&json));
+    let judged: BTreeSet<String> = failed.union(&warned).cloned().collect();
+    for name in [
+        "sweep/tool/chatty/log-threshold [legacy]",
+        "sweep/tool/chatty/log-level [modern]",
+    ] {
+        assert!(warned.contains(name), "{name}: {failed:?} {warned:?}");
+        assert!(!failed.contains(name), "a SHOULD: {failed:?}");
+    }
+    for tool in ["steady", "test_tool_with_logging"] {
+        assert!(
+            !judged.iter().any(|n| n.contains(&format!("{tool}/log-"))),
+            "{tool} honours the level: {judged:?}"
+        );
+    }
+    let scenarios = report(&json)["scenarios"].clone();
+    let threshold = scenarios
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|s| s["name"] == "sweep/tool/test_tool_with_logging/log-threshold [legacy]");
+    assert!(
+        threshold.is_some_and(|s| s["status"] == "passed"),
+        "judged, not skipped: {threshold:?}"
+    );
+}

@@ -534,7 +534,12 @@ impl Run<'_> {
             let handshake = lock(&sharing.handshake).clone();
             let legacy = self.scenario.pass != Some(Generation::Modern);
             match current.take() {
-                Some(session) if clean && running && (handshake.is_some() || !legacy) => {
+                Some(session)
+                    if clean
+                        && running
+                        && (handshake.is_some() || !legacy)
+                        && !super::share::sets_session_state(&self.scenario.steps) =>
+                {
                     sharing.pool.give(
                         slot.invocation.clone(),
                         self.scenario.pass,

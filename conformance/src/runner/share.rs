@@ -22,7 +22,8 @@
 //!   server of its own;
 //! - a server goes back to the pool only after a scenario that did not fail (a warning is
 //!   about an answer, not the server's state), while it still runs and owes no answer to a
-//!   request;
+//!   request, and only when the scenario asked nothing that sets the session's state for
+//!   what follows ([`sets_session_state`]: a log level, a subscription);
 //! - a scenario that fails on a server it inherited is run again on a fresh one, and that
 //!   run is its verdict, so no failure ever rests on what an earlier scenario left behind.
 //!
@@ -253,6 +254,25 @@ pub fn shareable(scenario: &Scenario) -> bool {
     only_asks(steps)
 }
 
+/// Requests whose effect outlives their answer: the session's minimum log level, its
+/// resource subscriptions. A scenario that sends one may inherit a server, but does not give
+/// it back: the next scenario would meet a session another one configured.
+const SESSION_SETTERS: [&str; 3] = [
+    "logging/setLevel",
+    "resources/subscribe",
+    "resources/unsubscribe",
+];
+
+/// True when a step (blocks included) sends a request of [`SESSION_SETTERS`].
+pub fn sets_session_state(steps: &[crate::model::Step]) -> bool {
+    steps.iter().any(|step| match &step.kind {
+        StepKind::Request(r) => SESSION_SETTERS.contains(&r.method.as_str()),
+        StepKind::Repeat(block) => sets_session_state(&block.steps),
+        StepKind::Parallel(block) => sets_session_state(&block.steps),
+        _ => false,
+    })
+}
+
 /// True when every step (blocks included) only asks and reads, on the one server.
 fn only_asks(steps: &[crate::model::Step]) -> bool {
     steps.iter().all(|step| {
@@ -319,5 +339,17 @@ mod tests {
         ] {
             assert!(!shareable(&scenario(steps, tags)), "{steps} [{tags}]");
         }
+    }
+
+    #[test]
+    fn a_scenario_that_sets_a_log_level_inherits_but_does_not_hand_on() {
+        let s = scenario(
+            "  - initialize: {}\n  - request: logging/setLevel\n    params: { level: emergency }\n",
+            "",
+        );
+        assert!(shareable(&s));
+        assert!(sets_session_state(&s.steps));
+        let plain = scenario("  - initialize: {}\n  - request: ping\n", "");
+        assert!(!sets_session_state(&plain.steps));
     }
 }

@@ -10,54 +10,88 @@
 use serde_json::{Map, Value};
 use std::collections::HashSet;
 
-/// The document these rules come from.
-const JSONRPC: &str = "https://www.jsonrpc.org/specification";
+/// A document a rule comes from: its title and address.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Document {
+    pub title: &'static str,
+    pub url: &'static str,
+}
 
-/// A sentence of JSON-RPC 2.0 and where it stands.
+/// The document most of these rules come from.
+const JSONRPC: Document = Document {
+    title: "JSON-RPC 2.0",
+    url: "https://www.jsonrpc.org/specification",
+};
+
+/// MCP's progress page, whose rule on tokens holds for every message as well.
+const MCP_PROGRESS: Document = Document {
+    title: "MCP",
+    url: "https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/progress",
+};
+
+/// A sentence of a document every message is held to, and where it stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Rule {
+    pub document: Document,
     pub section: &'static str,
     pub quote: &'static str,
 }
 
 const ONE_OF: Rule = Rule {
+    document: JSONRPC,
     section: "5 Response object",
     quote: "Either the result member or error member MUST be included, but both members MUST NOT be included.",
 };
 const SAME_ID: Rule = Rule {
+    document: JSONRPC,
     section: "5 Response object",
     quote: "id ... It MUST be the same as the value of the id member in the Request Object.",
 };
 const ID_REQUIRED: Rule = Rule {
+    document: JSONRPC,
     section: "5 Response object",
     quote: "id This member is REQUIRED.",
 };
 const NULL_ID: Rule = Rule {
+    document: JSONRPC,
     section: "5 Response object",
     quote: "It MUST be the same as the value of the id member in the Request Object. If there \
             was an error in detecting the id in the Request object (e.g. Parse error/Invalid \
             Request), it MUST be Null.",
 };
 const VERSION: Rule = Rule {
+    document: JSONRPC,
     section: "4 Request object, 5 Response object",
     quote: "jsonrpc A String specifying the version of the JSON-RPC protocol. MUST be exactly \"2.0\".",
 };
 const ERROR_OBJECT: Rule = Rule {
+    document: JSONRPC,
     section: "5 Response object",
     quote: "error ... The value for this member MUST be an Object as defined in section 5.1.",
 };
 const ERROR_CODE: Rule = Rule {
+    document: JSONRPC,
     section: "5.1 Error object",
     quote: "code A Number that indicates the error type that occurred. This MUST be an integer.",
 };
 const ERROR_MESSAGE: Rule = Rule {
+    document: JSONRPC,
     section: "5.1 Error object",
     quote: "When a rpc call encounters an error, the Response Object MUST contain the error \
             member with a value that is a Object with the following members: ... message A \
             String providing a short description of the error.",
 };
 
-/// A message from the server that breaks a rule of JSON-RPC 2.0.
+/// Progress is reported only for a request still in progress: none once it was answered.
+pub(super) const PROGRESS_ACTIVE: Rule = Rule {
+    document: MCP_PROGRESS,
+    section: "Behavior Requirements",
+    quote: "Progress notifications MUST only reference tokens that: Were provided in an active \
+            request Are associated with an in-progress operation",
+};
+
+/// A message from the server that breaks a rule every message is held to (JSON-RPC 2.0's,
+/// and MCP's on progress tokens).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Violation {
     /// What is wrong, in one line: `answered request 1 with id "1" (a string)`.
@@ -75,8 +109,12 @@ impl Violation {
     /// The report's text: what is wrong, then the sentence it breaks.
     pub fn report(&self) -> String {
         format!(
-            "{}\nJSON-RPC 2.0 ({JSONRPC}, {}): \"{}\"",
-            self.what, self.rule.section, self.rule.quote
+            "{}\n{} ({}, {}): \"{}\"",
+            self.what,
+            self.rule.document.title,
+            self.rule.document.url,
+            self.rule.section,
+            self.rule.quote
         )
     }
 }
@@ -289,6 +327,26 @@ pub fn ids_in_line(line: &[u8]) -> Vec<String> {
         Ok(_) => Vec::new(),
         Err(_) => ids_written_in(&text),
     }
+}
+
+/// The progress tokens a line we wrote asks for, each with the id key of its request: so a
+/// notification for a token can be told to come after that request's answer.
+pub fn progress_tokens_in_line(line: &[u8]) -> Vec<(String, String)> {
+    let Ok(value) = serde_json::from_slice::<Value>(line) else {
+        return Vec::new();
+    };
+    let objects = match &value {
+        Value::Array(items) => items.iter().collect(),
+        other => vec![other],
+    };
+    objects
+        .into_iter()
+        .filter_map(|obj| {
+            let id = obj.get("id")?;
+            let token = obj.pointer("/params/_meta/progressToken")?;
+            Some((id_key(token), id_key(id)))
+        })
+        .collect()
 }
 
 /// Every `"id"` member's scalar value written in `text`, read without parsing the whole.

@@ -51,6 +51,8 @@ pub(super) struct Inbox {
     pub(super) exit: Option<ExitStatus>,
     /// Progress notifications by token.
     pub(super) progress: HashMap<String, Vec<Value>>,
+    /// The id key of the request each progress token we sent belongs to, by the token's key.
+    pub(super) progress_requests: HashMap<String, String>,
     /// How the client answers the server's requests, by method: `{"result": ...}` or
     /// `{"error": ...}` (`ping` gets `{}` and any other method -32601 otherwise).
     pub(super) answers: HashMap<String, Value>,

@@ -17,7 +17,7 @@ pub use inbox::Findings;
 
 use crate::generation::{ModernMeta, drop_null_protocol_keys};
 use crate::process::{Invocation, kill_group};
-use check::{id_key, ids_in_line};
+use check::{id_key, ids_in_line, progress_tokens_in_line};
 use inbox::{Inbox, Shared, TRANSCRIPT_LINE_CHARS};
 use nix::sys::signal::Signal;
 use reader::{read_stderr, read_stdout};
@@ -133,6 +133,9 @@ impl Session {
             // The ids we write, so their answers are recognised (raw lines included).
             for line in bytes.split(|b| *b == b'\n') {
                 inbox.sent.extend(ids_in_line(line));
+                inbox
+                    .progress_requests
+                    .extend(progress_tokens_in_line(line));
             }
         }
         let written = match w.write_all(bytes).await {

@@ -1,9 +1,9 @@
 //! The tasks that read a server's stdout (routing our responses, answering the server's own
 //! requests, queueing the rest, recording what is not JSON-RPC) and its stderr.
 
-use super::check::{check, id_key};
+use super::check::{PROGRESS_ACTIVE, Violation, check, id_key};
 use super::inbox::{
-    Queued, STDERR_KEEP, STDOUT_TEXT_KEEP, Shared, TRANSCRIPT_LINE_CHARS, VIOLATIONS_KEEP,
+    Inbox, Queued, STDERR_KEEP, STDOUT_TEXT_KEEP, Shared, TRANSCRIPT_LINE_CHARS, VIOLATIONS_KEEP,
 };
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -103,13 +103,16 @@ fn handle_line(shared: &Shared, line: &str) -> Option<Value> {
     if msg.get("method").and_then(Value::as_str) == Some("notifications/progress")
         && let Some(token) = msg.pointer("/params/progressToken")
     {
+        if let Some(late) = progress_after_answer(&inbox, token, &msg)
+            && inbox.violations.len() < VIOLATIONS_KEEP
         {
-            let key = match token {
-                Value::String(s) => s.clone(),
-                other => other.to_string(),
-            };
-            inbox.progress.entry(key).or_default().push(msg.clone());
+            inbox.violations.push(late);
         }
+        let key = match token {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        inbox.progress.entry(key).or_default().push(msg.clone());
     }
     let scripted = msg
         .get("method")
@@ -132,6 +135,21 @@ fn handle_line(shared: &Shared, line: &str) -> Option<Value> {
         consumed: false,
     });
     reply
+}
+
+/// Progress for a token whose request was already answered: stdout is one ordered stream, so
+/// an answer read before the notification was written before it.
+fn progress_after_answer(inbox: &Inbox, token: &Value, msg: &Value) -> Option<Violation> {
+    let request = inbox.progress_requests.get(&id_key(token))?;
+    inbox.answered.get(request)?;
+    Some(Violation {
+        what: format!(
+            "progress notification for token {token} after the response to request {request}"
+        ),
+        rule: PROGRESS_ACTIVE,
+        message: msg.clone(),
+        answers: None,
+    })
 }
 
 /// A JSON-RPC 2.0 request, notification or response object.

@@ -43,7 +43,8 @@ fn schema_source(section: &str, quote: &str) -> Value {
     json!({"document": SCHEMA_PAGE, "section": section, "quote": quote})
 }
 
-fn scenario(name: &str, level: &str, sources: Vec<Value>, steps: Vec<Value>) -> Value {
+/// A generated scenario document of the protocol suite, tagged `sweep`.
+pub(super) fn scenario(name: &str, level: &str, sources: Vec<Value>, steps: Vec<Value>) -> Value {
     json!({
         "name": name,
         "suite": "protocol",
@@ -54,7 +55,8 @@ fn scenario(name: &str, level: &str, sources: Vec<Value>, steps: Vec<Value>) -> 
     })
 }
 
-fn init() -> Value {
+/// The opening of a generated scenario: the handshake of its generation.
+pub(super) fn init() -> Value {
     json!({"initialize": {}})
 }
 
@@ -77,6 +79,8 @@ pub fn cases(tools: &[Value], options: &CaseOptions, seed: u64) -> Cases {
     );
     out.scenarios.push(super::fuzz::scenario(&lines));
     let mut seen: Vec<&str> = Vec::new();
+    // One call is cancelled in flight: the first tool's.
+    let mut cancelled = false;
     for tool in tools {
         let name = tool.get("name").and_then(Value::as_str).unwrap_or_default();
         if seen.contains(&name) {
@@ -111,7 +115,12 @@ pub fn cases(tools: &[Value], options: &CaseOptions, seed: u64) -> Cases {
             .get("outputSchema")
             .filter(|s| jsonschema::meta::is_valid(s));
         out.scenarios.push(valid_calls(name, &edges, &sets, output));
-        out.scenarios.push(quiet_calls(name, &edges, &sets));
+        out.scenarios
+            .extend(super::logging::scenarios(name, &edges, &sets));
+        if !cancelled {
+            out.scenarios.push(super::cancel::cancel_call(name, base));
+            cancelled = true;
+        }
         let invalid = invalid_variants(schema, base);
         if !invalid.is_empty() {
             out.scenarios.push(invalid_calls(name, &invalid));
@@ -368,39 +377,6 @@ fn valid_calls(name: &str, edges: &[Edge], sets: &[Value], output_schema: Option
         ));
     }
     scenario(&format!("sweep/tool/{name}/valid"), "must", sources, steps)
-}
-
-/// The calls of a 2026-07-28 session that may not be logged: the first two valid cases
-/// (edges first), with no `io.modelcontextprotocol/logLevel` in their `_meta`, then no
-/// `notifications/message` may have come. Only the modern pass: before 2026-07-28 a server
-/// logs at a level of its own choosing until `logging/setLevel`.
-fn quiet_calls(name: &str, edges: &[Edge], sets: &[Value]) -> Value {
-    let mut steps = vec![init()];
-    let cases = edges.iter().map(|e| &e.args).chain(sets).take(2);
-    for (i, args) in cases.enumerate() {
-        steps.push(json!({"call": name, "args": args,
-                          "label": format!("call {name} without a log level (case {})", i + 1),
-                          "expect": {"$one_of": [{"result": {"$type": "object"}},
-                                                 {"error": {"$type": "object"}}]}}));
-    }
-    steps.push(json!({"no_message": {"method": "notifications/message"},
-                      "label": "no notifications/message for requests without a log level"}));
-    let sources = vec![
-        json!({"document": "https://github.com/modelcontextprotocol/conformance/blob/main/src/seps/sep-2575.yaml",
-               "section": "sep-2575-server-no-log-without-loglevel",
-               "quote": "The server MUST NOT emit notifications/message for a request that does not include [io.modelcontextprotocol/logLevel in _meta]."}),
-        json!({"document": "https://github.com/modelcontextprotocol/modelcontextprotocol/blob/main/schema/2026-07-28/schema.ts",
-               "section": "io.modelcontextprotocol/logLevel",
-               "quote": "The client opts in to log messages by explicitly setting a level. Replaces the former logging/setLevel RPC."}),
-    ];
-    let mut doc = scenario(
-        &format!("sweep/tool/{name}/unlogged"),
-        "must",
-        sources,
-        steps,
-    );
-    doc["tags"] = json!(["sweep", "modern"]);
-    doc
 }
 
 /// How an invalid call may be refused: a tool result with `isError: true` (the 2025-11-25

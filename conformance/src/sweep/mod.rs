@@ -5,10 +5,12 @@
 //! with the engine, so the findings arrive in every report format,
 //! with levels, and each failing scenario can be written out and replayed.
 
+pub mod cancel;
 pub mod cases;
 pub mod discover;
 pub mod edges;
 pub mod fuzz;
+pub mod logging;
 pub mod plain;
 pub mod prompts;
 pub mod repro;

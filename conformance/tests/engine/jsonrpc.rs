@@ -137,4 +137,32 @@ fn each_break_of_jsonrpc_is_named_for_what_it_is() {
         [1, 2].contains(&num(&f["step"])),
         "the call's step or the ping's: {f}"
     );
+
+    // Progress after the answer breaks MCP's progress rules, not JSON-RPC's: the same check,
+    // quoting the progress page.
+    let s = o.scenario("engine/jsonrpc/progress-after-response");
+    assert_eq!(s["status"], "failed", "{s}");
+    let f = &s["failure"];
+    assert_eq!(f["level"], "must", "{f}");
+    let message = f["message"].as_str().unwrap_or("");
+    assert!(
+        message.starts_with("progress notification for token ")
+            && message.contains("after the response to request 2"),
+        "{message}"
+    );
+    assert!(
+        message.contains(
+            "(https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/progress, \
+             Behavior Requirements): \"Progress notifications MUST only reference tokens that:"
+        ),
+        "{message}"
+    );
+    assert!(
+        message.ends_with(&format!("({JUDGED_AFTER_THE_STEPS})")),
+        "{message}"
+    );
+    assert_eq!(
+        f["actual"]["params"]["progress"], 2,
+        "the first late one: {f}"
+    );
 }
