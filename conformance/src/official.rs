@@ -111,9 +111,6 @@ pub fn no_counterpart_because(id: &str) -> Option<&'static str> {
         "server-sse-multiple-streams" | "dns-rebinding-protection" => {
             Some("HTTP only: Streamable HTTP streams and Host/Origin headers have no stdio form")
         }
-        _ if id.starts_with("input-required-result-") => Some(
-            "input-required rounds (SEP-2322): needs the suite to answer and retry (the client issue)",
-        ),
         _ => None,
     }
 }

@@ -24,8 +24,9 @@
 //!   about an answer, not the server's state), while it still runs and owes no answer to a
 //!   request, and only when the scenario asked nothing that sets the session's state for
 //!   what follows ([`sets_session_state`]: a log level, a subscription);
-//! - a scenario that fails on a server it inherited is run again on a fresh one, and that
-//!   run is its verdict, so no failure ever rests on what an earlier scenario left behind.
+//! - a scenario that fails or warns on a server it inherited is run again on a fresh one,
+//!   and that run is its verdict, so no finding ever rests on what an earlier scenario left
+//!   behind.
 //!
 //! A legacy server is handed over initialized: the handshake an inheriting scenario asks
 //! for is the one this server already answered (the same request), so its `initialize` step

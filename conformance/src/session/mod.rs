@@ -382,6 +382,13 @@ impl Session {
         self.shared.lock().answers.insert(method.to_string(), body);
     }
 
+    /// How an `answer` step scripted the answer to the server's requests of `method`, if it
+    /// did (`{"result": ...}` or `{"error": ...}`): an input request of a multi round-trip
+    /// request is answered the same way.
+    pub fn scripted_answer(&self, method: &str) -> Option<Value> {
+        self.shared.lock().answers.get(method).cloned()
+    }
+
     /// True while a request sent with [`Session::send_request`] has no answer yet.
     pub fn awaiting_answers(&self) -> bool {
         !self.shared.lock().our_ids.is_empty()

@@ -1,5 +1,6 @@
 //! A tool call cancelled in flight: the first tool a sweep calls gets a call it cancels at
-//! once, and the server goes on serving whichever way the race went. The call's answer, if
+//! once (after one it does not, which must be answered for the scenario to be judged), and
+//! the server goes on serving whichever way the race went. The call's answer, if
 //! one comes, is held to JSON-RPC like every message; whether it comes is not judged (the
 //! cancellation may arrive after the call completed).
 
@@ -9,8 +10,13 @@ use super::cases::{init, scenario};
 
 /// The scenario `sweep/protocol/cancel-call`: `name` called with `args`, then cancelled.
 pub fn cancel_call(name: &str, args: &Value) -> Value {
+    let answered = "the call is answered when it is not cancelled";
     let steps = vec![
         init(),
+        // A call the server cannot answer is `valid`'s finding, not the cancellation's.
+        json!({"call": name, "args": args, "label": format!("call {name} once, not cancelled"),
+               "skip_unless": answered,
+               "expect": {"$one_of": [{"result": {"$type": "object"}}, {"error": {"$type": "object"}}]}}),
         json!({"call": name, "args": args, "progress": true, "nowait": "cancelled",
                "label": format!("call {name}, to be cancelled")}),
         json!({"notify": "notifications/cancelled",

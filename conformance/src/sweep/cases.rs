@@ -340,6 +340,10 @@ pub fn content_block_schema() -> Value {
     })
 }
 
+/// How many times a call answered `input_required` is retried with the client's answers (a
+/// declined elicitation, a sampled text, no roots) before its last answer is judged.
+const ROUNDS: u32 = 4;
+
 /// The edge cases first, whatever the seed, then the seeded sets; each step's label names
 /// its case (`call NAME (edge: text empty string)`, `call NAME (valid case 2)`). Each call
 /// asks for progress: a tool that works long and says so is waited for (its deadline starts
@@ -348,14 +352,18 @@ fn valid_calls(name: &str, edges: &[Edge], sets: &[Value], output_schema: Option
     let mut steps = vec![init()];
     let expect = answer_pattern(output_schema);
     for edge in edges {
-        steps.push(json!({"call": name, "args": edge.args, "progress": true,
+        steps.push(
+            json!({"call": name, "args": edge.args, "progress": true, "rounds": ROUNDS,
                           "label": format!("call {name} (edge: {})", edge.what),
-                          "expect": expect}));
+                          "expect": expect}),
+        );
     }
     for (i, args) in sets.iter().enumerate() {
-        steps.push(json!({"call": name, "args": args, "progress": true,
+        steps.push(
+            json!({"call": name, "args": args, "progress": true, "rounds": ROUNDS,
                           "label": format!("call {name} (valid case {})", i + 1),
-                          "expect": expect}));
+                          "expect": expect}),
+        );
     }
     steps.push(json!({"list_tools": {}, "label": "the server still answers"}));
     let mut sources = vec![

@@ -157,22 +157,26 @@ fn prompt_case(name: &str, prompt: &Value) -> Value {
     let mut steps = opening_if_declared("prompts");
     let mut params = json!({"name": name});
     if arguments.is_empty() {
-        steps.push(json!({"request": "prompts/get", "params": params,
+        steps.push(
+            json!({"request": "prompts/get", "params": params, "rounds": 4,
                           "label": format!("get {name}"),
-                          "expect": {"result": answer, "error": {"$absent": true}}}));
+                          "expect": {"result": answer, "error": {"$absent": true}}}),
+        );
     } else {
         let given: Map<String, Value> = arguments
             .iter()
             .map(|(arg, _)| ((*arg).to_string(), value_for(arg)))
             .collect();
         params["arguments"] = Value::Object(given);
-        steps.push(json!({"request": "prompts/get", "params": params,
-        "label": format!("get {name} with a value for each of its arguments"),
-        "expect": {"$one_of": [
-            {"result": answer, "error": {"$absent": true}},
-            {"error": {"code": {"$type": "integer"}, "message": {"$type": "string"}},
-             "result": {"$absent": true}}
-        ]}}));
+        steps.push(
+            json!({"request": "prompts/get", "params": params, "rounds": 4,
+            "label": format!("get {name} with a value for each of its arguments"),
+            "expect": {"$one_of": [
+                {"result": answer, "error": {"$absent": true}},
+                {"error": {"code": {"$type": "integer"}, "message": {"$type": "string"}},
+                 "result": {"$absent": true}}
+            ]}}),
+        );
     }
     if arguments.iter().any(|(_, required)| *required) {
         steps.push(json!({"request": "prompts/get",

@@ -236,7 +236,7 @@ fn a_precondition_that_does_not_hold_skips_the_scenario_with_its_reason() {
 }
 
 #[test]
-fn a_precondition_needs_an_expect_a_reason_and_a_top_level_file_or_exec_step() {
+fn a_precondition_needs_an_expect_a_reason_and_a_top_level_file_exec_or_call_step() {
     let dir = tempfile::tempdir().expect("temp dir");
     for (name, steps, wanted) in [
         (
@@ -255,9 +255,9 @@ fn a_precondition_needs_an_expect_a_reason_and_a_top_level_file_or_exec_step() {
             "`skip_unless` applies to top-level steps",
         ),
         (
-            "call",
-            "  - call: echo\n    args: { text: x }\n    expect: { text: x }\n    skip_unless: an echo\n",
-            "`skip_unless` does not apply to `call`",
+            "request",
+            "  - request: ping\n    expect: { result: {} }\n    skip_unless: a ping\n",
+            "`skip_unless` does not apply to `request`",
         ),
     ] {
         let file = dir.path().join(format!("{name}.yaml"));

@@ -258,6 +258,31 @@ fn eval_op(node: &Node, op: &Op, actual: Option<&Value>, path: &Path<'_>) -> Out
                     ),
                 }
             }
+            Value::Object(map) => {
+                let mut best = None;
+                for (i, (key, value)) in map.iter().enumerate() {
+                    match descend(eval(inner, Some(value), &path.key(key)), 0) {
+                        Ok(()) => return Ok(()),
+                        Err(f) => keep_closest(&mut best, i, f),
+                    }
+                }
+                match best {
+                    Some((i, f)) => with_context(
+                        f,
+                        format!(
+                            "none of the {} value(s) matches `$contains`; closest is {:?}",
+                            map.len(),
+                            map.keys().nth(i).map_or("", String::as_str)
+                        ),
+                    ),
+                    None => fail(
+                        path,
+                        src,
+                        Some(v),
+                        "the object is empty, so no value matches `$contains`".to_owned(),
+                    ),
+                }
+            }
             Value::String(s) => match inner.source.as_str() {
                 Some(needle) if s.contains(needle) => Ok(()),
                 Some(needle) => fail(

@@ -177,6 +177,12 @@ impl Ctx<'_> {
                 format!("`{kind_name}` has nothing to `expect` or `save` here"),
             );
         }
+        if is_nowait && raw.rounds.is_some() {
+            self.error(
+                pos,
+                "`rounds` retries the request once its answer is read: not with `nowait`".into(),
+            );
+        }
         if let Some(need) = &raw.skip_unless {
             if raw.expect.is_none() {
                 self.error(

@@ -1,5 +1,6 @@
 //! `call`: `tools/call`, with a fresh progress token when asked, or left to an `await`.
 
+use super::rounds::Retry;
 use super::{StepFailure, session_failure};
 use crate::model::Step;
 use crate::model::steps::call::Call;
@@ -44,21 +45,28 @@ pub(super) async fn run(
     if !meta.is_null() {
         params["_meta"] = meta;
     }
-    let id = s
-        .send_request("tools/call", Some(params))
-        .await
-        .map_err(session_failure)?;
     if let Some(handle) = &call.nowait {
+        let id = s
+            .send_request("tools/call", Some(params))
+            .await
+            .map_err(session_failure)?;
         run.remember(handle, s.clone(), id, true, token);
         return Ok(None);
     }
-    let resp = match &token {
-        Some(t) => s.response_with_progress(&id, t, timeout).await,
-        None => s.response(&id, timeout).await,
-    }
-    .map_err(session_failure)?;
+    let retry = Retry {
+        session: &s,
+        method: "tools/call",
+        params: Some(params.clone()),
+        token: token.as_ref(),
+        timeout,
+    };
+    let first = retry.send(Some(params)).await?;
+    let (resp, rounds) = retry.complete(first, call.rounds).await?;
     let progress = token.map(|t| s.progress_for(&t)).unwrap_or_default();
     let mut observation = call_observation(&resp, progress);
+    if call.rounds > 0 {
+        observation["rounds"] = Value::Array(rounds);
+    }
     let declared = lock(&run.declared_outputs).get(&(index, name)).cloned();
     observation["outputSchema"] = output_check(declared.as_ref(), &observation);
     Ok(Some(observation))

@@ -102,6 +102,8 @@ pub(super) fn session_failure(e: SessionError) -> StepFailure {
     }
 }
 
+mod rounds;
+
 macro_rules! define_runners {
     ($( $module:ident => $Variant:ident ),* $(,)?) => {
         $( mod $module; )*

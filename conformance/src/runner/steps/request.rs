@@ -1,5 +1,6 @@
 //! `request`: any request by method name, answered now or collected by an `await`.
 
+use super::rounds::Retry;
 use super::{StepFailure, session_failure};
 use crate::model::Step;
 use crate::model::steps::request::Request;
@@ -27,14 +28,27 @@ pub(super) async fn run(
             obj["_meta"] = m;
         }
     }
-    let id = s
-        .send_request(&run.expand_str(&request.method)?, params)
-        .await
-        .map_err(session_failure)?;
+    let method = run.expand_str(&request.method)?;
     if let Some(handle) = &request.nowait {
+        let id = s
+            .send_request(&method, params)
+            .await
+            .map_err(session_failure)?;
         run.remember(handle, s.clone(), id, false, None);
         return Ok(None);
     }
-    let resp = s.response(&id, timeout).await.map_err(session_failure)?;
-    Ok(Some(response_observation(&resp)))
+    let retry = Retry {
+        session: &s,
+        method: &method,
+        params: params.clone(),
+        token: None,
+        timeout,
+    };
+    let first = retry.send(params).await?;
+    let (resp, rounds) = retry.complete(first, request.rounds).await?;
+    let mut observation = response_observation(&resp);
+    if request.rounds > 0 {
+        observation["rounds"] = Value::Array(rounds);
+    }
+    Ok(Some(observation))
 }

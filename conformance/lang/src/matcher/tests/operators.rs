@@ -108,7 +108,30 @@ fn contains_in_arrays_and_strings() {
     assert_eq!(m.reason, r#""hello" does not contain "z""#);
     bad_at(json!({"$contains": 1}), json!([]), "$");
     bad_at(json!({"$contains": 1}), json!("1"), "$");
-    bad_at(json!({"$contains": "a"}), json!({"a": 1}), "$");
+    bad_at(json!({"$contains": "a"}), json!({"a": 1}), "$.a");
+}
+
+#[test]
+fn contains_in_an_object_looks_at_its_values() {
+    let requests = json!({"user_name": {"method": "elicitation/create"},
+                          "greeting": {"method": "sampling/createMessage"}});
+    ok(
+        json!({"$contains": {"method": "sampling/createMessage"}}),
+        requests,
+    );
+    let m = bad_at(
+        json!({"$contains": {"method": "roots/list", "params": {}}}),
+        json!({"user_name": "not a request", "client_roots": {"method": "roots/get", "params": {}}}),
+        "$.client_roots.method",
+    );
+    assert!(
+        m.reason.starts_with(
+            r#"none of the 2 value(s) matches `$contains`; closest is "client_roots""#
+        ),
+        "{}",
+        m.reason
+    );
+    bad_at(json!({"$contains": 1}), json!({}), "$");
 }
 
 #[test]

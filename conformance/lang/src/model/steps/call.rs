@@ -9,7 +9,7 @@ pub const INFO: StepKindInfo = StepKindInfo {
     name: "call",
     doc: "Call a tool by name with `args`; observation `{isError, structured, content, text, result, error, progress, outputSchema}` (`outputSchema`: whether the result conforms to the tool's declared outputSchema, after a `list_tools`).",
     observes: true,
-    modifiers: &["args", "meta", "progress", "nowait"],
+    modifiers: &["args", "meta", "progress", "rounds", "nowait", "skip_unless"],
 };
 
 /// What `call:` holds: the tool's name.
@@ -26,6 +26,8 @@ pub struct Call {
     pub meta: Option<Value>,
     /// Ask for progress notifications with a fresh token.
     pub progress: bool,
+    /// Retries an `input_required` result may take (0: the first answer is the observation).
+    pub rounds: u32,
     /// Do not wait: the handle an `await` step collects the response by.
     pub nowait: Option<String>,
 }
@@ -37,6 +39,7 @@ pub(super) fn build(name: Raw, m: &mut Modifiers, _: &mut dyn Build) -> Option<(
         args: m.args.take(),
         meta: m.meta.take(),
         progress: m.progress.unwrap_or(false),
+        rounds: m.rounds.unwrap_or(0),
         nowait: m.nowait.take(),
     };
     Some((call, label))

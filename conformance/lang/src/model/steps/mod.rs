@@ -177,6 +177,10 @@ macro_rules! define_step_kinds {
             /// Ask for progress (`_meta.progressToken`) on a `call`.
             #[serde(default)]
             pub progress: Option<bool>,
+            /// Multi round-trip requests (2026-07-28): answer an `input_required` result's
+            /// `inputRequests` and retry the `call` or `request`, at most this many times.
+            #[serde(default)]
+            pub rounds: Option<u32>,
             /// Send the request and go on; an `await: HANDLE` step collects the response. The
             /// request id is saved as `${HANDLE.id}`.
             #[serde(default)]

@@ -12,11 +12,12 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 /// Every kind-specific modifier, in a stable order (for messages and the check of the README).
-pub const KIND_MODIFIERS: [&str; 12] = [
+pub const KIND_MODIFIERS: [&str; 13] = [
     "args",
     "params",
     "meta",
     "progress",
+    "rounds",
     "nowait",
     "until",
     "stdin",
@@ -36,6 +37,7 @@ pub struct Modifiers {
     pub params: Option<Value>,
     pub meta: Option<Value>,
     pub progress: Option<bool>,
+    pub rounds: Option<u32>,
     pub nowait: Option<String>,
     pub until: Option<Value>,
     pub stdin: Option<String>,
@@ -45,12 +47,13 @@ pub struct Modifiers {
 
 impl RawStep {
     /// Which kind-specific modifiers are written, in the order of [`KIND_MODIFIERS`].
-    pub fn modifier_flags(&self) -> [(&'static str, bool); 12] {
+    pub fn modifier_flags(&self) -> [(&'static str, bool); 13] {
         [
             ("args", self.args.is_some()),
             ("params", self.params.is_some()),
             ("meta", self.meta.is_some()),
             ("progress", self.progress.is_some()),
+            ("rounds", self.rounds.is_some()),
             ("nowait", self.nowait.is_some()),
             ("until", self.until.is_some()),
             ("stdin", self.stdin.is_some()),
@@ -69,6 +72,7 @@ impl RawStep {
             params: self.params.take(),
             meta: self.meta.take(),
             progress: self.progress.take(),
+            rounds: self.rounds.take(),
             nowait: self.nowait.take(),
             until,
             stdin: self.stdin.take(),

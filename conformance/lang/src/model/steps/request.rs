@@ -8,7 +8,7 @@ pub const INFO: StepKindInfo = StepKindInfo {
     name: "request",
     doc: "Send any request by method name with `params`; observation `{result, error}`.",
     observes: true,
-    modifiers: &["params", "meta", "nowait"],
+    modifiers: &["params", "meta", "rounds", "nowait"],
 };
 
 /// What `request:` holds: the method.
@@ -23,6 +23,8 @@ pub struct Request {
     pub params: Option<Value>,
     /// `_meta` of the request.
     pub meta: Option<Value>,
+    /// Retries an `input_required` result may take (0: the first answer is the observation).
+    pub rounds: u32,
     /// Do not wait: the handle an `await` step collects the response by.
     pub nowait: Option<String>,
 }
@@ -33,6 +35,7 @@ pub(super) fn build(method: Raw, m: &mut Modifiers, _: &mut dyn Build) -> Option
         method,
         params: m.params.take(),
         meta: m.meta.take(),
+        rounds: m.rounds.unwrap_or(0),
         nowait: m.nowait.take(),
     };
     Some((request, label))
