@@ -8,8 +8,10 @@ command a stranger runs,
         --json target/calibration/reports/NAME.json
 
 (the protocol suite built into the binary, the sweep of the server's own tools with default
-settings, scenarios named `sweep/...`, and the protocol fuzz, in one report), and compares
-every scenario's verdict with calibration/expected/NAME.toml:
+settings, scenarios named `sweep/...`, and the protocol fuzz, in one report), then, when
+calibration/scenarios/NAME/ exists, `mcp-conformance run` of the scenarios there (the suite
+as a client of that server's own tools), and compares every scenario's verdict with
+calibration/expected/NAME.toml:
 
     [scenarios."protocol/unknown-tool [legacy]"]
     status = "failed"                 # passed | failed | skipped | warned | beyond
@@ -193,15 +195,39 @@ def verdict_of(s: dict) -> tuple[str, str]:
     return f"unknown status {status!r}", ""
 
 
+def client_scenarios(run: Run) -> Path | None:
+    """The folder of scenarios written for this server's own tools, if it has one:
+    calibration/scenarios/NAME/ (the suite as a client: the server's requests to it, which a
+    blind check cannot reach, since such tools appear only to a client declaring the
+    capability)."""
+    folder = CAL / "scenarios" / run.server
+    return folder if folder.is_dir() else None
+
+
+def client_json(run: Run) -> Path:
+    return run.json_path.with_suffix(".client.json")
+
+
 def run_one(binary: Path, run: Run, jobs_per_run: int) -> Run:
-    """`mcp-conformance check` on one server: the protocol suite, the sweep and the fuzz."""
+    """`mcp-conformance check` on one server: the protocol suite, the sweep and the fuzz;
+    then `mcp-conformance run` of its client scenarios, when it has some."""
     cmd = [str(binary), "check", "--target", str(run.target), "--protocol", "both",
            "--json", str(run.json_path), "--no-color", "-j", str(jobs_per_run)]
     run.json_path.unlink(missing_ok=True)
+    client_json(run).unlink(missing_ok=True)
     started = time.monotonic()
     with run.log_path.open("w", encoding="utf-8") as log:
         proc = subprocess.run(cmd, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
-    run.exit_code = proc.returncode
+        run.exit_code = proc.returncode
+        folder = client_scenarios(run)
+        if folder is not None and run.exit_code in (0, 1):
+            log.flush()
+            extra = [str(binary), "run", "--target", str(run.target), "--protocol", "both",
+                     "--json", str(client_json(run)), "--no-color", str(folder)]
+            proc = subprocess.run(extra, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=log,
+                                  stderr=subprocess.STDOUT)
+            if proc.returncode not in (0, 1):
+                run.exit_code = proc.returncode
     run.seconds = time.monotonic() - started
     return run
 
@@ -213,12 +239,15 @@ def read_report(run: Run) -> None:
             f"mcp-conformance could not check {rel(run.target)} (exit {run.exit_code}): "
             f"{tail[0] if tail else 'no output'} (full output: {rel(run.log_path)})"
         )
-    try:
-        report = json.loads(run.json_path.read_text(encoding="utf-8"))
-        scenarios = report["scenarios"]
-        run.target_name = str(report.get("target") or run.server)
-    except (ValueError, KeyError) as e:
-        raise InputError(f"{rel(run.json_path)}: not a mcp-conformance JSON report ({e})") from None
+    paths = [run.json_path] + ([client_json(run)] if client_scenarios(run) is not None else [])
+    scenarios = []
+    for path in paths:
+        try:
+            report = json.loads(path.read_text(encoding="utf-8"))
+            scenarios += report["scenarios"]
+            run.target_name = run.target_name or str(report.get("target") or run.server)
+        except (OSError, ValueError, KeyError) as e:
+            raise InputError(f"{rel(path)}: not a mcp-conformance JSON report ({e})") from None
     for s in scenarios:
         name = s["name"]
         if name in run.verdicts:

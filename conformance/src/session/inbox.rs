@@ -51,6 +51,8 @@ pub(super) struct Inbox {
     pub(super) exit: Option<ExitStatus>,
     /// Progress notifications by token.
     pub(super) progress: HashMap<String, Vec<Value>>,
+    /// What the client declared, for judging the server's own requests.
+    pub(super) declared: super::asked::Declared,
     /// The id key of the request each progress token we sent belongs to, by the token's key.
     pub(super) progress_requests: HashMap<String, String>,
     /// How the client answers the server's requests, by method: `{"result": ...}` or

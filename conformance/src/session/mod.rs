@@ -8,6 +8,7 @@
 //! to JSON-RPC 2.0 (`check.rs`); what breaks it is kept ([`Session::violations`]), and a
 //! wait for an answer that came malformed, or with an id of another type, ends with that.
 
+mod asked;
 mod check;
 mod inbox;
 mod reader;
@@ -132,6 +133,9 @@ impl Session {
             inbox.note("->", text.trim_end_matches('\n'));
             // The ids we write, so their answers are recognised (raw lines included).
             for line in bytes.split(|b| *b == b'\n') {
+                if let Ok(written) = serde_json::from_slice::<Value>(line) {
+                    inbox.declared.wrote(&written);
+                }
                 inbox.sent.extend(ids_in_line(line));
                 inbox
                     .progress_requests

@@ -114,6 +114,11 @@ fn handle_line(shared: &Shared, line: &str) -> Option<Value> {
         };
         inbox.progress.entry(key).or_default().push(msg.clone());
     }
+    if let Some(asked) = super::asked::problem(&inbox, &msg)
+        && inbox.violations.len() < VIOLATIONS_KEEP
+    {
+        inbox.violations.push(asked);
+    }
     let scripted = msg
         .get("method")
         .and_then(Value::as_str)

@@ -165,4 +165,18 @@ fn each_break_of_jsonrpc_is_named_for_what_it_is() {
         f["actual"]["params"]["progress"], 2,
         "the first late one: {f}"
     );
+
+    // A request of the server's for a capability the client did not declare.
+    let s = o.scenario("engine/jsonrpc/undeclared-sampling");
+    assert_eq!(s["status"], "failed", "{s}");
+    let f = &s["failure"];
+    assert_eq!(f["level"], "must", "{f}");
+    let message = f["message"].as_str().unwrap_or("");
+    assert!(
+        message.starts_with(
+            "a sampling/createMessage request, but the client's initialize declared no sampling capability"
+        ) && message.contains("Only use capabilities that were successfully negotiated"),
+        "{message}"
+    );
+    assert_eq!(f["actual"]["method"], "sampling/createMessage", "{f}");
 }
