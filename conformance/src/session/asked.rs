@@ -96,14 +96,18 @@ pub(super) fn problem(inbox: &Inbox, message: &Value) -> Option<Violation> {
     let declared = &inbox.declared;
     if declared.modern {
         return found(
-            format!("a {method} request sent to a 2026-07-28 client, not asked for in an input-required result"),
+            format!(
+                "a {method} request sent to a 2026-07-28 client, not asked for in an input-required result"
+            ),
             MRTR_ONLY,
         );
     }
     let caps = declared.legacy.as_ref()?;
     let Some(granted) = caps.get(needed).filter(|c| c.is_object()) else {
         return found(
-            format!("a {method} request, but the client's initialize declared no {needed} capability"),
+            format!(
+                "a {method} request, but the client's initialize declared no {needed} capability"
+            ),
             NEGOTIATED,
         );
     };
@@ -120,7 +124,9 @@ pub(super) fn problem(inbox: &Inbox, message: &Value) -> Option<Violation> {
         };
         if !supported {
             return found(
-                format!("an elicitation/create request in {mode} mode, which the client did not declare (elicitation {granted})"),
+                format!(
+                    "an elicitation/create request in {mode} mode, which the client did not declare (elicitation {granted})"
+                ),
                 MODES,
             );
         }
@@ -157,9 +163,16 @@ mod tests {
         assert!(problem(&declared, &asks("ping", json!({}))).is_none());
         let roots = problem(&declared, &asks("roots/list", json!({}))).expect("undeclared");
         assert_eq!(roots.rule, NEGOTIATED);
-        assert!(roots.what.contains("declared no roots capability"), "{}", roots.what);
-        let url = problem(&declared, &asks("elicitation/create", json!({"mode": "url"})))
-            .expect("form only");
+        assert!(
+            roots.what.contains("declared no roots capability"),
+            "{}",
+            roots.what
+        );
+        let url = problem(
+            &declared,
+            &asks("elicitation/create", json!({"mode": "url"})),
+        )
+        .expect("form only");
         assert_eq!(url.rule, MODES);
         let both = inbox(&[initialize(json!({"elicitation": {"form": {}, "url": {}}}))]);
         assert!(problem(&both, &asks("elicitation/create", json!({"mode": "url"}))).is_none());
