@@ -133,9 +133,13 @@ pub async fn run_scenario_observed(
             let mut steps = Vec::new();
             let (result, inherited) =
                 attempt(tctx, scenario, policy, Some(pool), &mut |r| steps.push(r)).await;
-            if inherited && (result.status == Status::Failed || !result.warnings.is_empty()) {
-                // Judged again on a server of its own: a failure or a warning must not rest
-                // on what the scenarios before left behind.
+            let whole_life = || super::share::observes_whole_life(&scenario.steps);
+            if inherited
+                && (result.status == Status::Failed
+                    || (!result.warnings.is_empty() && whole_life()))
+            {
+                // Judged again on a server of its own: a failure, or a warning about what the
+                // server sent in its whole life, must not rest on the scenarios before.
                 attempt(tctx, scenario, policy, None, on_step).await.0
             } else {
                 for record in steps {

@@ -12,21 +12,25 @@
 //! - [`shareable`] decides from the scenario's shape: one server; `initialize` only as the
 //!   first step (a legacy scenario must open with it); besides, only `request`, `call`,
 //!   `list_tools`, `send`, `send_bytes`, `expect_message`, `no_message`, `no_response`,
-//!   `stdout`, `exec` and `set`, no `nowait` (inside `repeat` and `parallel` blocks too).
+//!   `stdout`, `exec`, `set`, `await` and the `notify` below (inside `repeat` and
+//!   `parallel` blocks too); a `nowait` request still unanswered at the end keeps the server
+//!   from going back.
 //!   `stdout` and `no_message` observe the process's whole life, so what the server did for
 //!   earlier scenarios can only make them fail, never pass; `expect_message` takes only what
 //!   arrives after the server was handed over (the rest is marked consumed then). Left out:
 //!   `stderr` (what the server wrote before would count for a pattern that asks for it),
-//!   `notify` (a notification may change what the server does next), lifecycle steps;
+//!   `notify` but of `notifications/cancelled` (a notification may change what the server
+//!   does next; cancelling one of the scenario's own requests does not), lifecycle steps;
 //! - a scenario tagged [`FRESH_SERVER`] (it judges a server's first contact) always gets a
 //!   server of its own;
 //! - a server goes back to the pool only after a scenario that did not fail (a warning is
 //!   about an answer, not the server's state), while it still runs and owes no answer to a
 //!   request, and only when the scenario asked nothing that sets the session's state for
 //!   what follows ([`sets_session_state`]: a log level, a subscription);
-//! - a scenario that fails or warns on a server it inherited is run again on a fresh one,
-//!   and that run is its verdict, so no finding ever rests on what an earlier scenario left
-//!   behind.
+//! - a scenario that fails on a server it inherited is run again on a fresh one, and so is
+//!   one that warns there and observes the server's whole life ([`observes_whole_life`]:
+//!   `no_message`, `stdout`); that run is its verdict, so no finding ever rests on what an
+//!   earlier scenario left behind.
 //!
 //! A legacy server is handed over initialized: the handshake an inheriting scenario asks
 //! for is the one this server already answered (the same request), so its `initialize` step
@@ -279,8 +283,12 @@ fn only_asks(steps: &[crate::model::Step]) -> bool {
     steps.iter().all(|step| {
         step.on.is_none()
             && match &step.kind {
-                StepKind::Request(r) => r.nowait.is_none(),
-                StepKind::Call(c) => c.nowait.is_none(),
+                // A request left unanswered keeps the server from going back to the pool
+                // (the teardown checks), so `nowait` is as safe as a request awaited.
+                StepKind::Request(_) | StepKind::Call(_) | StepKind::Await(_) => true,
+                // Cancelling one of its own requests changes nothing a later scenario meets:
+                // a request left unanswered keeps the server from going back to the pool.
+                StepKind::Notify(n) => n.method == "notifications/cancelled",
                 StepKind::Repeat(block) => only_asks(&block.steps),
                 StepKind::Parallel(block) => only_asks(&block.steps),
                 StepKind::ListTools(_)
@@ -294,6 +302,18 @@ fn only_asks(steps: &[crate::model::Step]) -> bool {
                 | StepKind::Stdout(_) => true,
                 _ => false,
             }
+    })
+}
+
+/// True when a step (blocks included) observes the server's whole life (`no_message`,
+/// `stdout`), where what earlier scenarios made it send counts too: a warning there is judged
+/// again on a fresh server, while a warning about an answer stands (see [`shareable`]).
+pub fn observes_whole_life(steps: &[crate::model::Step]) -> bool {
+    steps.iter().any(|step| match &step.kind {
+        StepKind::NoMessage(_) | StepKind::Stdout(_) => true,
+        StepKind::Repeat(block) => observes_whole_life(&block.steps),
+        StepKind::Parallel(block) => observes_whole_life(&block.steps),
+        _ => false,
     })
 }
 
@@ -335,7 +355,6 @@ mod tests {
             ("  - initialize: {}\n  - stderr: {}\n", ""),
             ("  - initialize: {}\n  - notify: notifications/x\n", ""),
             ("  - initialize: {}\n  - stop: {}\n", ""),
-            ("  - initialize: {}\n  - request: ping\n    nowait: p\n", ""),
             ("  - initialize: {}\n  - list_tools: {}\n", "fresh-server"),
         ] {
             assert!(!shareable(&scenario(steps, tags)), "{steps} [{tags}]");
