@@ -32,8 +32,9 @@ fn run_suite_with(target: &str, paths: &[&str], options: &[&str]) -> (i32, Value
         .arg("--json")
         .arg(&json)
         .arg("--no-color")
-        // Liar scenarios mostly wait out deadlines, not the CPU: run more at once.
-        .args(["--jobs", "12"])
+        // Liar scenarios mostly wait out deadlines, not the CPU: run many at once (32: the
+        // self-test in 35 s here rather than 63 s with 12, the same verdicts).
+        .args(["--jobs", "32"])
         .args(options)
         .output()
         .expect("run mcp-conformance");
