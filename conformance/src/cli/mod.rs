@@ -551,6 +551,21 @@ fn list_mirrors(selection: &Selection) -> ExitCode {
             .filter(|r| r.ours.is_empty() && r.because.is_some())
             .count()
     );
+    let optional = crate::official::optional_coverage(&scenarios);
+    say!("io.modelcontextprotocol/tasks (optional extension, server):");
+    for row in &optional {
+        let what = match (row.ours.is_empty(), row.because) {
+            (false, _) => row.ours.join(", "),
+            (true, Some(why)) => format!("-- {why}"),
+            (true, None) => "not mirrored".to_string(),
+        };
+        say!("  {:<width$}  {what}", row.id);
+    }
+    say!(
+        "{} optional ids; {} mirrored",
+        optional.len(),
+        optional.iter().filter(|r| !r.ours.is_empty()).count()
+    );
     ExitCode::SUCCESS
 }
 

@@ -1,10 +1,10 @@
-//! `poll`: the same call again and again until its observation matches `until`.
+//! `poll`: the same call (or request) again and again until its observation matches `until`.
 
 use super::{DEFAULT_EVERY, StepFailure, compiled, session_failure};
 use crate::model::Step;
-use crate::model::steps::poll::Poll;
+use crate::model::steps::poll::{Poll, Polled};
 use crate::runner::context::Run;
-use crate::runner::observe::call_observation;
+use crate::runner::observe::{call_observation, response_observation};
 use serde_json::{Value, json};
 use std::time::Duration;
 use tokio::time::Instant;
@@ -17,10 +17,22 @@ pub(super) async fn run(
     timeout: Duration,
 ) -> Result<Option<Value>, StepFailure> {
     let (_, s) = run.session(step.on.as_deref()).await?;
-    let params = json!({
-        "name": run.expand_str(&poll.name)?,
-        "arguments": match &poll.args { Some(a) => run.expand(a)?, None => json!({}) },
-    });
+    let (method, params, is_call) = match &poll.polled {
+        Polled::Call { name, args } => {
+            let params = json!({
+                "name": run.expand_str(name)?,
+                "arguments": match args { Some(a) => run.expand(a)?, None => json!({}) },
+            });
+            ("tools/call".to_owned(), Some(params), true)
+        }
+        Polled::Request { method, params } => {
+            let params = match params {
+                Some(p) => Some(run.expand(p)?),
+                None => None,
+            };
+            (run.expand_str(method)?, params, false)
+        }
+    };
     let until = run.expand(&poll.until)?;
     let until_pattern = compiled(&until, "`until`")?;
     let within = step.within.unwrap_or(timeout);
@@ -28,10 +40,14 @@ pub(super) async fn run(
     let deadline = Instant::now() + within;
     loop {
         let resp = s
-            .request("tools/call", Some(params.clone()), timeout)
+            .request(&method, params.clone(), timeout)
             .await
             .map_err(session_failure)?;
-        let obs = call_observation(&resp, Vec::new());
+        let obs = if is_call {
+            call_observation(&resp, Vec::new())
+        } else {
+            response_observation(&resp)
+        };
         match until_pattern.matches(&obs) {
             Ok(()) => return Ok(Some(obs)),
             Err(m) if Instant::now() >= deadline => {
