@@ -103,7 +103,7 @@ fn handle_line(shared: &Shared, line: &str) -> Option<Value> {
     if msg.get("method").and_then(Value::as_str) == Some("notifications/progress")
         && let Some(token) = msg.pointer("/params/progressToken")
     {
-        if let Some(late) = progress_after_answer(&inbox, token, &msg)
+        if let Some(late) = progress_problem(&inbox, token, &msg)
             && inbox.violations.len() < VIOLATIONS_KEEP
         {
             inbox.violations.push(late);
@@ -142,15 +142,21 @@ fn handle_line(shared: &Shared, line: &str) -> Option<Value> {
     reply
 }
 
-/// Progress for a token whose request was already answered: stdout is one ordered stream, so
-/// an answer read before the notification was written before it.
-fn progress_after_answer(inbox: &Inbox, token: &Value, msg: &Value) -> Option<Violation> {
-    let request = inbox.progress_requests.get(&id_key(token))?;
-    inbox.answered.get(request)?;
+/// Progress for a token no request of ours carried, or whose request was already answered:
+/// stdout is one ordered stream, so an answer read before the notification was written
+/// before it.
+fn progress_problem(inbox: &Inbox, token: &Value, msg: &Value) -> Option<Violation> {
+    let what = match inbox.progress_requests.get(&id_key(token)) {
+        None => format!("progress notification for token {token}, which no request carried"),
+        Some(request) => {
+            inbox.answered.get(request)?;
+            format!(
+                "progress notification for token {token} after the response to request {request}"
+            )
+        }
+    };
     Some(Violation {
-        what: format!(
-            "progress notification for token {token} after the response to request {request}"
-        ),
+        what,
         rule: PROGRESS_ACTIVE,
         message: msg.clone(),
         answers: None,
@@ -212,6 +218,44 @@ pub(super) async fn read_stderr(mut err: tokio::process::ChildStderr, shared: Ar
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn shared() -> Shared {
+        Shared {
+            inbox: std::sync::Mutex::new(Inbox::default()),
+            changed: tokio::sync::Notify::new(),
+        }
+    }
+
+    #[test]
+    fn progress_only_for_a_request_in_progress() {
+        let s = shared();
+        {
+            let mut inbox = s.lock();
+            inbox
+                .progress_requests
+                .insert(id_key(&json!("t1")), id_key(&json!(1)));
+            inbox.our_ids.insert(id_key(&json!(1)));
+            inbox.sent.insert(id_key(&json!(1)));
+        }
+        let progress = |token: &str| {
+            json!({"jsonrpc": "2.0", "method": "notifications/progress",
+                   "params": {"progressToken": token, "progress": 1}})
+            .to_string()
+        };
+        handle_line(&s, &progress("t1"));
+        assert!(s.lock().violations.is_empty(), "in progress: fine");
+        handle_line(&s, &progress("nobody"));
+        handle_line(&s, r#"{"jsonrpc":"2.0","id":1,"result":{}}"#);
+        handle_line(&s, &progress("t1"));
+        let found: Vec<String> = s.lock().violations.iter().map(|v| v.what.clone()).collect();
+        assert_eq!(
+            found,
+            [
+                "progress notification for token \"nobody\", which no request carried",
+                "progress notification for token \"t1\" after the response to request 1",
+            ]
+        );
+    }
 
     #[test]
     fn jsonrpc_shapes() {
