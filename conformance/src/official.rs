@@ -128,11 +128,11 @@ pub const TASKS_EXTENSION: Revision = Revision {
 /// Why an id has no stdio counterpart of ours, when that is by design or planned.
 pub fn no_counterpart_because(id: &str) -> Option<&'static str> {
     match id {
-        "server-sse-multiple-streams" | "dns-rebinding-protection" | "tasks-request-headers" => {
+        "server-sse-multiple-streams" | "dns-rebinding-protection" => {
             Some("HTTP only: Streamable HTTP streams and Host/Origin headers have no stdio form")
         }
-        _ if id.starts_with("tasks-") => {
-            Some("optional tasks extension: planned (the client issue), not mirrored yet")
+        "tasks-request-headers" => {
+            Some("HTTP only: the Mcp-Name routing header of tasks/* exists only on Streamable HTTP")
         }
         _ => None,
     }

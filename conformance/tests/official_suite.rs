@@ -76,7 +76,7 @@ fn the_official_fixture_passes_the_official_and_protocol_suites_in_both_generati
         assert!(names.contains(&name), "{name} did not run: {names:?}");
     }
     let official = names.iter().filter(|n| n.starts_with("official/")).count();
-    assert_eq!(official, 61, "{names:?}");
+    assert_eq!(official, 69, "{names:?}");
 }
 
 #[test]
@@ -96,7 +96,7 @@ fn each_official_name_answered_wrongly_fails_its_scenario_past_the_first_step() 
     let (code, report) = run(&target, &[]);
     assert_eq!(code, 1);
     let scenarios = ran(&report);
-    assert_eq!(scenarios.len(), 61);
+    assert_eq!(scenarios.len(), 69);
     let mut wrong = Vec::new();
     for s in scenarios {
         let name = s["name"].as_str().unwrap_or("?");

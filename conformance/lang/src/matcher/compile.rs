@@ -159,9 +159,11 @@ pub(super) const OPERATORS: &[&str] = &[
     "$increasing",
 ];
 
-/// A key that names an operator: starts with `$` but not with the `$$` escape.
+/// A key that names an operator: starts with `$` but not with the `$$` escape, nor with
+/// `${` (a variable, so a key only the server knows can be matched once it is saved:
+/// patterns are expanded before they are matched).
 pub(super) fn is_operator_key(key: &str) -> bool {
-    key.starts_with('$') && !key.starts_with("$$")
+    key.starts_with('$') && !key.starts_with("$$") && !key.starts_with("${")
 }
 
 /// The actual key a plain pattern key stands for: `$$ref` matches `$ref`.

@@ -1,6 +1,6 @@
 //! `request`: any request by method name, answered now or collected by an `await`.
 
-use super::rounds::Retry;
+use super::rounds::{Retry, answers};
 use super::{StepFailure, session_failure};
 use crate::model::Step;
 use crate::model::steps::request::Request;
@@ -28,6 +28,24 @@ pub(super) async fn run(
             obj["_meta"] = m;
         }
     }
+    let mut answered = None;
+    if let Some(inputs) = &request.answer_inputs {
+        let from = run.expand(&inputs.from)?;
+        let Some(requests) = from.as_object() else {
+            return Err(StepFailure::assertion(format!(
+                "answer_inputs: `from` is not a map of input requests: {from}"
+            )));
+        };
+        let responses = answers(&s, requests, inputs.take);
+        let keys: Vec<&String> = requests.keys().collect();
+        let (done, left): (Vec<&String>, Vec<&String>) =
+            keys.into_iter().partition(|k| responses.contains_key(*k));
+        answered = Some((json!(done), json!(left)));
+        let obj = params.get_or_insert_with(|| json!({}));
+        if obj.is_object() {
+            obj["inputResponses"] = Value::Object(responses);
+        }
+    }
     let method = run.expand_str(&request.method)?;
     if let Some(handle) = &request.nowait {
         let id = s
@@ -49,6 +67,10 @@ pub(super) async fn run(
     let mut observation = response_observation(&resp);
     if request.rounds > 0 {
         observation["rounds"] = Value::Array(rounds);
+    }
+    if let Some((done, left)) = answered {
+        observation["answered"] = done;
+        observation["unanswered"] = left;
     }
     Ok(Some(observation))
 }

@@ -104,25 +104,35 @@ impl Retry<'_> {
             .unwrap_or_else(|| json!({}))
     }
 
-    /// An answer for each input request: the scripted result of its method, else the
-    /// default; a method scripted with an error gets no response (the client could not).
+    /// An answer for each input request of a round.
     fn input_responses(&self, result: &Value) -> Map<String, Value> {
-        let mut out = Map::new();
-        let Some(requests) = result.get("inputRequests").and_then(Value::as_object) else {
-            return out;
-        };
-        for (key, request) in requests {
-            let method = request.get("method").and_then(Value::as_str).unwrap_or("");
-            let answer = match self.session.scripted_answer(method) {
-                Some(script) => script.get("result").cloned(),
-                None => default_answer(method),
-            };
-            if let Some(answer) = answer {
-                out.insert(key.clone(), answer);
-            }
+        match result.get("inputRequests").and_then(Value::as_object) {
+            Some(requests) => answers(self.session, requests, None),
+            None => Map::new(),
         }
-        out
     }
+}
+
+/// An answer for each input request (the first `take` of them, when given): the scripted
+/// result of its method, else the default; a method scripted with an error gets no response
+/// (the client could not).
+pub(super) fn answers(
+    session: &Session,
+    requests: &Map<String, Value>,
+    take: Option<usize>,
+) -> Map<String, Value> {
+    let mut out = Map::new();
+    for (key, request) in requests.iter().take(take.unwrap_or(usize::MAX)) {
+        let method = request.get("method").and_then(Value::as_str).unwrap_or("");
+        let answer = match session.scripted_answer(method) {
+            Some(script) => script.get("result").cloned(),
+            None => default_answer(method),
+        };
+        if let Some(answer) = answer {
+            out.insert(key.clone(), answer);
+        }
+    }
+    out
 }
 
 /// The result, when the answer is an `input_required` one.

@@ -125,3 +125,11 @@ fn compiled_pattern_is_reusable() {
     assert!(p.matches(&json!({"n": 0})).is_err());
     assert_eq!(p.as_json(), &json!({"n": {"$gt": 0}}));
 }
+
+#[test]
+fn a_variable_key_is_a_plain_key_not_an_operator() {
+    // Checked at load time with its `${...}` unexpanded; matched once expanded.
+    let p = Pattern::compile(&json!({"${key}": {"$type": "object"}, "other": 1})).unwrap();
+    assert!(p.matches(&json!({"${key}": {}, "other": 1})).is_ok());
+    assert!(Pattern::compile(&json!({"${key}": 1, "$len": 1})).is_err());
+}

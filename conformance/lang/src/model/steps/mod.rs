@@ -181,6 +181,11 @@ macro_rules! define_step_kinds {
             /// `inputRequests` and retry the `call` or `request`, at most this many times.
             #[serde(default)]
             pub rounds: Option<u32>,
+            /// `request`: give the params `inputResponses` answering the input requests of
+            /// `from` (a saved `inputRequests` map, as a task's `tasks/get` shows it), each by
+            /// its method as `rounds` answers them; `take: N` answers only the first N.
+            #[serde(default)]
+            pub answer_inputs: Option<request::AnswerInputs>,
             /// Send the request and go on; an `await: HANDLE` step collects the response. The
             /// request id is saved as `${HANDLE.id}`.
             #[serde(default)]

@@ -12,12 +12,13 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 /// Every kind-specific modifier, in a stable order (for messages and the check of the README).
-pub const KIND_MODIFIERS: [&str; 13] = [
+pub const KIND_MODIFIERS: [&str; 14] = [
     "args",
     "params",
     "meta",
     "progress",
     "rounds",
+    "answer_inputs",
     "nowait",
     "until",
     "stdin",
@@ -38,6 +39,7 @@ pub struct Modifiers {
     pub meta: Option<Value>,
     pub progress: Option<bool>,
     pub rounds: Option<u32>,
+    pub answer_inputs: Option<super::request::AnswerInputs>,
     pub nowait: Option<String>,
     pub until: Option<Value>,
     pub stdin: Option<String>,
@@ -47,13 +49,14 @@ pub struct Modifiers {
 
 impl RawStep {
     /// Which kind-specific modifiers are written, in the order of [`KIND_MODIFIERS`].
-    pub fn modifier_flags(&self) -> [(&'static str, bool); 13] {
+    pub fn modifier_flags(&self) -> [(&'static str, bool); 14] {
         [
             ("args", self.args.is_some()),
             ("params", self.params.is_some()),
             ("meta", self.meta.is_some()),
             ("progress", self.progress.is_some()),
             ("rounds", self.rounds.is_some()),
+            ("answer_inputs", self.answer_inputs.is_some()),
             ("nowait", self.nowait.is_some()),
             ("until", self.until.is_some()),
             ("stdin", self.stdin.is_some()),
@@ -73,6 +76,7 @@ impl RawStep {
             meta: self.meta.take(),
             progress: self.progress.take(),
             rounds: self.rounds.take(),
+            answer_inputs: self.answer_inputs.take(),
             nowait: self.nowait.take(),
             until,
             stdin: self.stdin.take(),
