@@ -41,6 +41,7 @@ use crate::state::StateRoot;
 
 mod capacity;
 mod db;
+mod decided;
 mod errors;
 mod json_form;
 mod migrate;

@@ -1,12 +1,11 @@
 //! The audit log: bounded, redacted JSON Lines in `audit.jsonl` under the trusted state root.
 //!
 //! Each event is one line `{"ts","event","tool","trace_id","request_id"?,"outcome"?,"details"}`
-//! written with a single `write` on an `O_APPEND` descriptor under the audit lock, then
-//! fsynced. Appends and compaction share the lock, so compaction never loses a concurrent
+//! written on an `O_APPEND` descriptor under the audit lock, then fsynced, whole or not at all
+//! ([`crate::jsonl::append_line`]: a short write on a full disk is cut back). Appends and compaction share the lock, so compaction never loses a concurrent
 //! append. Callers must treat append failures as non-fatal (log them to stderr at most): an
 //! audit problem never fails a tool call. Nothing here panics on bad input.
 
-use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -211,6 +210,9 @@ pub struct CompactReport {
     pub kept: usize,
     /// Events removed (would be removed, on a dry run).
     pub removed: usize,
+    /// The log ended with part of a line (an append a crash cut short, never acknowledged):
+    /// not an event, not counted, dropped on apply.
+    pub torn_tail: bool,
 }
 
 /// The audit log of one state root.
@@ -256,8 +258,7 @@ impl AuditLog {
         buf.push(b'\n');
         let _lock = FileLock::acquire(&self.lock_path, self.lock_timeout)?;
         let mut f = open_append_private(&self.path)?;
-        f.write_all(&buf)?;
-        f.sync_data()?;
+        crate::jsonl::append_line(&mut f, &buf)?;
         Ok(line)
     }
 
@@ -322,12 +323,16 @@ impl AuditLog {
                 .count(),
         })?;
         let mut events: Vec<&str> = Vec::new();
-        for (i, line) in text.split('\n').enumerate() {
+        let lines: Vec<&str> = text.split('\n').collect();
+        let mut torn_tail = false;
+        for (i, line) in lines.iter().enumerate() {
             if line.trim().is_empty() {
                 continue;
             }
             match serde_json::from_str::<Value>(line) {
                 Ok(Value::Object(_)) => events.push(line),
+                // The last piece, with no newline after it: an append cut short.
+                _ if i + 1 == lines.len() => torn_tail = true,
                 _ => return Err(AuditError::Malformed { line: i + 1 }),
             }
         }
@@ -351,6 +356,7 @@ impl AuditLog {
             total,
             kept,
             removed,
+            torn_tail,
         })
     }
 }

@@ -56,6 +56,8 @@ pub(crate) fn temp_beside<'a>(path: &'a Path, suffix: &str) -> io::Result<(&'a P
 /// and the safe-mcp trail share it.
 pub fn open_append_private(path: &Path) -> io::Result<File> {
     OpenOptions::new()
+        // Read too: an append first looks at the last line ([`crate::jsonl::append_line`]).
+        .read(true)
         .append(true)
         .create(true)
         .mode(0o600)

@@ -32,6 +32,7 @@ pub mod exec;
 pub mod fsio;
 pub mod ids;
 pub mod jail;
+pub mod jsonl;
 pub mod patch;
 pub mod policy;
 pub mod redact;

@@ -1,12 +1,11 @@
 //! The fail-closed audit trail of the safe-mcp servers: one JSON object per line, appended
-//! under an exclusive `flock` with a single write and an fsync per record.
+//! under an exclusive `flock`, whole or not at all, with an fsync per record.
 //!
 //! Unlike [`crate::audit`] (where an audit problem never fails a tool call), a
 //! [`AuditTrail::record`] error is returned to the caller, which in `closed` mode refuses to
 //! act: nothing happens that the trail could not record. The file is reopened for every
 //! record, so a log that becomes unwritable (or is removed) is noticed on the next call.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use nix::fcntl::{Flock, FlockArg};
@@ -63,9 +62,7 @@ impl AuditTrail {
         line.push('\n');
         let file = open_append_private(&self.path)?;
         let mut locked = Flock::lock(file, FlockArg::LockExclusive).map_err(|(_, e)| e)?;
-        locked.write_all(line.as_bytes())?;
-        locked.sync_data()?;
-        Ok(())
+        crate::jsonl::append_line(&mut locked, line.as_bytes())
     }
 }
 

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use rusqlite::{Connection, OptionalExtension};
 
 use super::schema::{SCHEMA, record_text, sql_error};
-use super::{STORE_VERSION, StoreError, json_form};
+use super::{STORE_VERSION, StoreError, decided, json_form};
 use crate::digest::sha256_hex;
 use crate::fsio::{DEFAULT_LOCK_TIMEOUT, temp_beside};
 
@@ -37,10 +37,12 @@ pub(super) fn create(db: &Path, json: &Path) -> Result<(), StoreError> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => return Err(e.into()),
     };
-    let records = match &source {
+    let mut records = match &source {
         Some(bytes) => json_form::parse(bytes)?,
         None => Vec::new(),
     };
+    // An import never revives a decided request (the ledger outlives the database).
+    decided::apply(&mut records, &decided::read(&decided::path_beside(db))?);
     let (dir, tmp) = temp_beside(db, &crate::ids::random_hex(8)?)?;
     let built = (|| {
         let sql = |e| sql_error(e, DEFAULT_LOCK_TIMEOUT);

@@ -24,6 +24,7 @@ impl ApprovalStore {
             if rec.life().is_lazily_expired(now) {
                 rec.expire();
                 self.update(&tx, row.seq, rec)?;
+                self.note_decided(rec)?;
                 tx.commit().map_err(|e| self.sql(e))?;
                 return Err(StoreError::Expired);
             }
@@ -39,9 +40,18 @@ impl ApprovalStore {
             }
             let out = rec.to_public()?;
             self.update(&tx, row.seq, rec)?;
+            if to.is_terminal() {
+                self.note_decided(rec)?;
+            }
             tx.commit().map_err(|e| self.sql(e))?;
             Ok(out)
         })
+    }
+
+    /// Writes a record's terminal state to the decided ledger (inside its write transaction,
+    /// before the commit), so no import can revive it ([`super::decided`]).
+    fn note_decided(&self, record: &super::stored::StoredRecord) -> Result<(), StoreError> {
+        super::decided::append(&super::decided::path_beside(&self.path), record)
     }
 
     /// Atomically consumes an effectively APPROVED request of `operation`, returning it with
@@ -64,6 +74,7 @@ impl ApprovalStore {
                 rec.expire();
                 let view = Box::new(rec.view(now));
                 self.update(&tx, row.seq, rec)?;
+                self.note_decided(rec)?;
                 tx.commit().map_err(|e| self.sql(e))?;
                 return Err(ConsumeError::Expired(view));
             }
@@ -87,6 +98,7 @@ impl ApprovalStore {
             rec.terminal_at = Some(now);
             let out = rec.to_public()?;
             self.update(&tx, row.seq, rec)?;
+            self.note_decided(rec)?;
             tx.commit().map_err(|e| self.sql(e))?;
             Ok(out)
         })

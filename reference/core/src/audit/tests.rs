@@ -2,6 +2,7 @@ use super::*;
 use crate::clock::ManualClock;
 use serde_json::json;
 use std::fs::OpenOptions;
+use std::io::Write;
 use std::sync::Arc;
 
 struct Env {
@@ -380,4 +381,31 @@ fn concurrent_appends_interleave_whole_lines() {
     }
     let r = e.log.compact_keep_last(1000, false).unwrap();
     assert_eq!(r.total, 100);
+}
+
+#[test]
+fn a_torn_tail_is_reported_by_compaction_and_never_glued_to_the_next_event() {
+    let e = env();
+    append_n(&e, 2);
+    let mut f = OpenOptions::new()
+        .append(true)
+        .open(e.state.audit_path())
+        .unwrap();
+    f.write_all(b"{\"ts\":\"2026-01-01T00:00:00Z\",\"eve")
+        .unwrap();
+    drop(f);
+    let r = e.log.compact_keep_last(10, false).unwrap();
+    assert_eq!((r.total, r.torn_tail), (2, true));
+    // The next append ends the log's last line first: every line is one event.
+    append_n(&e, 1);
+    let text = std::fs::read_to_string(e.state.audit_path()).unwrap();
+    assert_eq!(text.lines().count(), 3, "{text}");
+    for line in text.lines() {
+        assert!(
+            serde_json::from_str::<Value>(line).unwrap().is_object(),
+            "{line}"
+        );
+    }
+    let r = e.log.compact_keep_last(10, true).unwrap();
+    assert_eq!((r.total, r.torn_tail), (3, false));
 }

@@ -261,3 +261,71 @@ fn an_unreadable_approvals_json_beside_the_database_is_an_error() {
     let fresh = ApprovalStore::new(&e.state, e.clock.clone(), Duration::from_secs(600));
     assert!(fresh.list().is_err());
 }
+
+/// The README's restore, with an export older than the store it replaces: a request
+/// approved in the export and consumed since stays consumed, so its command cannot run twice;
+/// a rejected one stays rejected, and what the ledger does not name comes back as exported.
+#[test]
+fn an_older_export_restored_cannot_revive_a_decided_request() {
+    let e = env();
+    let create = || {
+        e.store
+            .create(Operation::WriteFile, json!({"path": "a"}), "t")
+            .unwrap()
+            .request_id
+    };
+    let (used, refused, open) = (create(), create(), create());
+    e.store.approve(&used).unwrap();
+    e.store.approve(&open).unwrap();
+    let backup = e.store.export().unwrap();
+    e.store.consume(&used, Operation::WriteFile).unwrap();
+    e.store.reject(&refused).unwrap();
+    // Restore: ToolHub stopped, approvals.sqlite3* moved away, the export put in place.
+    drop(e.store);
+    for suffix in ["", "-wal", "-shm"] {
+        let mut name = e.state.approvals_db_path().into_os_string();
+        name.push(suffix);
+        let _ = std::fs::remove_file(name);
+    }
+    std::fs::write(e.state.approvals_path(), &backup).unwrap();
+    let restored = ApprovalStore::new(&e.state, e.clock.clone(), TTL);
+    assert_eq!(
+        restored
+            .consume(&used, Operation::WriteFile)
+            .unwrap_err()
+            .code(),
+        "APPROVAL_CONSUMED"
+    );
+    let status = |id: &str| restored.status(id).unwrap().unwrap().status;
+    assert_eq!(status(&refused), ApprovalStatus::Rejected);
+    assert_eq!(status(&open), ApprovalStatus::Approved);
+    restored.consume(&open, Operation::WriteFile).unwrap();
+}
+
+/// The ledger survives a torn last line: it is skipped when read and cut off before the next
+/// append, so two entries are never glued into one.
+#[test]
+fn a_torn_ledger_line_is_skipped_and_never_glued() {
+    let e = env();
+    let id = e
+        .store
+        .create(Operation::WriteFile, json!({}), "t")
+        .unwrap()
+        .request_id;
+    let ledger = decided::path_beside(&e.state.approvals_db_path());
+    std::fs::write(&ledger, b"{\"workspace_id\":\"w\",\"requ").unwrap();
+    e.store.reject(&id).unwrap();
+    let text = std::fs::read_to_string(&ledger).unwrap();
+    assert_eq!(text.lines().count(), 1, "{text}");
+    assert!(
+        text.starts_with("{\"workspace_id\":\"") && text.contains(&id),
+        "{text}"
+    );
+    let read = decided::read(&ledger).unwrap();
+    assert_eq!(read.len(), 1);
+    std::fs::write(&ledger, format!("{text}not json\n")).unwrap();
+    assert_eq!(
+        decided::read(&ledger).unwrap_err().code(),
+        "STORE_MALFORMED"
+    );
+}
