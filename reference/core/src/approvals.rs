@@ -55,7 +55,7 @@ mod transitions;
 pub use errors::{CapacityLimit, ConsumeError, StoreError};
 pub use model::{ApprovalRecord, ApprovalStatus, ApprovalView, Operation};
 pub use prune::PruneReport;
-pub use queries::StoreStats;
+pub use queries::{DamagedRecord, StoreStats};
 
 #[cfg(test)]
 use serde_json::Value;

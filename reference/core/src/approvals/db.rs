@@ -28,6 +28,48 @@ pub(super) struct Counts {
     pub(super) record_bytes: u64,
 }
 
+/// One row as read, damaged or not.
+pub(super) struct RawRow {
+    pub(super) seq: i64,
+    pub(super) workspace_id: String,
+    pub(super) request_id: String,
+    /// The record and its stored text, or why the row holds no usable record.
+    pub(super) parsed: Result<(StoredRecord, String), String>,
+}
+
+impl RawRow {
+    /// The row's record, or (`Err`) the row as the operator's tools name a damaged one.
+    pub(super) fn split(self) -> Result<(StoredRecord, String), super::DamagedRecord> {
+        self.parsed.map_err(|reason| super::DamagedRecord {
+            request_id: self.request_id,
+            workspace_id: self.workspace_id,
+            reason,
+        })
+    }
+}
+
+/// A key column as text, whatever it holds (a damaged row is still named).
+fn shown(value: rusqlite::types::ValueRef<'_>) -> String {
+    use rusqlite::types::ValueRef;
+    match value {
+        ValueRef::Text(t) | ValueRef::Blob(t) => String::from_utf8_lossy(t).into_owned(),
+        ValueRef::Integer(i) => i.to_string(),
+        ValueRef::Real(r) => r.to_string(),
+        ValueRef::Null => "(null)".into(),
+    }
+}
+
+/// A record column's text, or what it holds instead (a blob, a number, invalid UTF-8).
+fn record_text_of(value: rusqlite::types::ValueRef<'_>) -> Result<String, String> {
+    use rusqlite::types::ValueRef;
+    match value {
+        ValueRef::Text(t) => {
+            String::from_utf8(t.to_vec()).map_err(|_| "text that is not UTF-8".to_owned())
+        }
+        other => Err(format!("{:?}", other.data_type())),
+    }
+}
+
 /// One stored row: its position in creation order and its record.
 pub(super) struct Row {
     pub(super) seq: i64,
@@ -127,11 +169,25 @@ impl ApprovalStore {
         }
     }
 
-    /// Every record, in creation order, with its stored text.
+    /// Every record, in creation order, with its stored text; the first damaged one fails
+    /// the whole read ([`StoreError::Malformed`]).
     pub(super) fn all(
         &self,
         tx: &Transaction<'_>,
     ) -> Result<Vec<(i64, StoredRecord, String)>, StoreError> {
+        self.rows(tx)?
+            .into_iter()
+            .map(|row| match row.parsed {
+                Ok((record, text)) => Ok((row.seq, record, text)),
+                Err(reason) => Err(StoreError::Malformed(reason)),
+            })
+            .collect()
+    }
+
+    /// Every row, in creation order: its record and stored text, or why it is damaged (a
+    /// record that is not text, not a request, or another request's), so the operator's
+    /// tools can show and deal with the rest.
+    pub(super) fn rows(&self, tx: &Transaction<'_>) -> Result<Vec<RawRow>, StoreError> {
         let mut stmt = tx
             .prepare("SELECT seq, workspace_id, request_id, record FROM approvals ORDER BY seq")
             .map_err(|e| self.sql(e))?;
@@ -139,17 +195,31 @@ impl ApprovalStore {
             .query_map([], |r| {
                 Ok((
                     r.get::<_, i64>(0)?,
-                    r.get::<_, String>(1)?,
-                    r.get::<_, String>(2)?,
-                    r.get::<_, String>(3)?,
+                    shown(r.get_ref(1)?),
+                    shown(r.get_ref(2)?),
+                    record_text_of(r.get_ref(3)?),
                 ))
             })
             .map_err(|e| self.sql(e))?;
         let mut out = Vec::new();
         for row in rows {
-            let (seq, workspace_id, request_id, text) = row.map_err(|e| self.sql(e))?;
-            let record = parse_record(&text, (&workspace_id, &request_id))?;
-            out.push((seq, record, text));
+            let (seq, workspace_id, request_id, record) = row.map_err(|e| self.sql(e))?;
+            let parsed = record
+                .map_err(|what| format!("the record of {request_id} is not text ({what})"))
+                .and_then(|text| {
+                    parse_record(&text, (&workspace_id, &request_id))
+                        .map(|record| (record, text))
+                        .map_err(|e| match e {
+                            StoreError::Malformed(reason) => reason,
+                            other => other.to_string(),
+                        })
+                });
+            out.push(RawRow {
+                seq,
+                workspace_id,
+                request_id,
+                parsed,
+            });
         }
         Ok(out)
     }
@@ -163,10 +233,14 @@ impl ApprovalStore {
                 migrate::create(&self.path, &self.json_path)?;
             }
         }
-        // No CREATE flag: a database that vanished is an error, never a new empty store.
+        check_files(&self.path)?;
+        // No CREATE flag: a database that vanished is an error, never a new empty store; no
+        // symlink either (checked above, and again by SQLite as it opens).
         let conn = Connection::open_with_flags(
             &self.path,
-            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+            OpenFlags::SQLITE_OPEN_READ_WRITE
+                | OpenFlags::SQLITE_OPEN_NO_MUTEX
+                | OpenFlags::SQLITE_OPEN_NOFOLLOW,
         )
         .map_err(|e| self.sql(e))?;
         conn.busy_timeout(self.lock_timeout)
@@ -217,6 +291,58 @@ impl ApprovalStore {
     pub(super) fn sql(&self, e: rusqlite::Error) -> StoreError {
         sql_error(e, self.lock_timeout)
     }
+}
+
+/// The first bytes of every SQLite database file.
+const SQLITE_HEADER: &[u8; 16] = b"SQLite format 3\0";
+
+/// Refuses, before SQLite opens (and would write to) anything: a database, `-wal` or `-shm`
+/// that is not a regular file (a symlink, a directory, a device) or not this user's, and a
+/// database file that is not a SQLite database (a 0-byte file included, which SQLite would
+/// otherwise turn into an empty database). The store is left exactly as it is.
+fn check_files(db: &Path) -> Result<(), StoreError> {
+    use std::io::Read;
+    use std::os::unix::fs::MetadataExt;
+    let uid = nix::unistd::geteuid().as_raw();
+    for suffix in ["", "-wal", "-shm"] {
+        let mut name = db.as_os_str().to_owned();
+        name.push(suffix);
+        let path = Path::new(&name);
+        let meta = match std::fs::symlink_metadata(path) {
+            Ok(meta) => meta,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && !suffix.is_empty() => continue,
+            Err(e) => return Err(e.into()),
+        };
+        let shown = path.display();
+        if meta.file_type().is_symlink() {
+            return Err(StoreError::Malformed(format!(
+                "{shown} is a symbolic link; the store opens only a regular file of its own \
+                 (replace the link with the file it points to, or restore from an export)"
+            )));
+        }
+        if !meta.file_type().is_file() {
+            return Err(StoreError::Malformed(format!(
+                "{shown} is not a regular file"
+            )));
+        }
+        if meta.uid() != uid {
+            return Err(StoreError::Malformed(format!(
+                "{shown} belongs to user {} and ToolHub runs as user {uid}; the store opens \
+                 only a file of its own",
+                meta.uid()
+            )));
+        }
+    }
+    let mut header = [0u8; 16];
+    let read = std::fs::File::open(db)?.take(16).read(&mut header)?;
+    if read < header.len() || &header != SQLITE_HEADER {
+        return Err(StoreError::Malformed(format!(
+            "{} is not a SQLite database ({read} bytes of header); it is left as it is \
+             (restore the store from an export)",
+            db.display()
+        )));
+    }
+    Ok(())
 }
 
 /// Whether `path` exists (a permission error is an error, not "absent": an unreadable store is

@@ -25,6 +25,9 @@ pub struct PruneReport {
     pub kept: usize,
     /// The eligible ids, in store order.
     pub eligible_request_ids: Vec<String>,
+    /// Damaged rows of this workspace: never eligible, removed only by
+    /// [`ApprovalStore::remove_damaged`].
+    pub damaged: Vec<super::DamagedRecord>,
 }
 
 impl ApprovalStore {
@@ -43,13 +46,21 @@ impl ApprovalStore {
             };
             let now = self.clock.now();
             let cutoff = now.saturating_sub(older_than);
-            let rows = self.all(&tx)?;
+            let rows = self.rows(&tx)?;
             let total = rows.len();
-            let eligible: Vec<(i64, String)> = rows
-                .into_iter()
-                .filter(|(_, r, _)| self.prune_eligible(r, now, cutoff))
-                .map(|(seq, r, _)| (seq, r.request_id))
-                .collect();
+            let mut eligible: Vec<(i64, String)> = Vec::new();
+            let mut damaged = Vec::new();
+            for row in rows {
+                let seq = row.seq;
+                match row.split() {
+                    Ok((r, _)) if self.prune_eligible(&r, now, cutoff) => {
+                        eligible.push((seq, r.request_id));
+                    }
+                    Ok(_) => {}
+                    Err(row) if row.workspace_id == self.workspace_id => damaged.push(row),
+                    Err(_) => {}
+                }
+            }
             let mut removed = 0;
             if apply && !eligible.is_empty() {
                 {
@@ -70,7 +81,44 @@ impl ApprovalStore {
                 removed,
                 kept: total - removed,
                 eligible_request_ids: eligible.into_iter().map(|(_, id)| id).collect(),
+                damaged,
             })
+        })
+    }
+
+    /// Removes (with `apply`; a dry run only names them) this workspace's damaged rows, the
+    /// operator's way out of a damaged record: its request is then unknown, so nothing can
+    /// run on it. Returns the rows found.
+    pub fn remove_damaged(&self, apply: bool) -> Result<Vec<super::DamagedRecord>, StoreError> {
+        self.with_db(|conn| {
+            let tx = if apply {
+                self.write(conn)?
+            } else {
+                self.read(conn)?
+            };
+            let mut found = Vec::new();
+            let mut seqs = Vec::new();
+            for row in self.rows(&tx)? {
+                let seq = row.seq;
+                if let Err(row) = row.split()
+                    && row.workspace_id == self.workspace_id
+                {
+                    seqs.push(seq);
+                    found.push(row);
+                }
+            }
+            if apply && !seqs.is_empty() {
+                {
+                    let mut delete = tx
+                        .prepare("DELETE FROM approvals WHERE seq = ?1")
+                        .map_err(|e| self.sql(e))?;
+                    for seq in &seqs {
+                        delete.execute([seq]).map_err(|e| self.sql(e))?;
+                    }
+                }
+                tx.commit().map_err(|e| self.sql(e))?;
+            }
+            Ok(found)
         })
     }
 

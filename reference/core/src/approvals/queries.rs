@@ -16,7 +16,58 @@ pub struct StoreStats {
     pub bytes: u64,
 }
 
+/// A row whose record cannot be read (not text, not a request, another request's): what the
+/// operator's tools name instead of failing on the whole store. The server's own calls still
+/// fail closed on it ([`StoreError::Malformed`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DamagedRecord {
+    /// The row's request id (as the row's key column holds it).
+    pub request_id: String,
+    /// The row's workspace id.
+    pub workspace_id: String,
+    /// What is wrong with it.
+    pub reason: String,
+}
+
 impl ApprovalStore {
+    /// Like [`Self::list`], but a damaged record does not fail the listing: the readable
+    /// requests of this workspace, and the damaged rows of this workspace.
+    pub fn list_readable(&self) -> Result<(Vec<ApprovalView>, Vec<DamagedRecord>), StoreError> {
+        self.with_db(|conn| {
+            let tx = self.read(conn)?;
+            let now = self.clock.now();
+            let mut views = Vec::new();
+            let mut damaged = Vec::new();
+            for row in self.rows(&tx)? {
+                if row.workspace_id != self.workspace_id {
+                    continue;
+                }
+                match row.split() {
+                    Ok((record, _)) => views.push(record.view(now)),
+                    Err(row) => damaged.push(row),
+                }
+            }
+            Ok((views, damaged))
+        })
+    }
+
+    /// Like [`Self::export`], but the damaged rows (of every workspace) are left out and
+    /// named: the rest of the store, for an operator dealing with damage.
+    pub fn export_readable(&self) -> Result<(Vec<u8>, Vec<DamagedRecord>), StoreError> {
+        self.with_db(|conn| {
+            let tx = self.read(conn)?;
+            let mut texts = Vec::new();
+            let mut damaged = Vec::new();
+            for row in self.rows(&tx)? {
+                match row.split() {
+                    Ok((_, text)) => texts.push(text),
+                    Err(row) => damaged.push(row),
+                }
+            }
+            Ok((serialize(texts.iter().map(String::as_str)), damaged))
+        })
+    }
+
     /// The payload-free view with the effective status, or `None` for an unknown id or one of
     /// another workspace. Strictly read-only (lazy expiry is computed, never persisted).
     pub fn status(&self, request_id: &str) -> Result<Option<ApprovalView>, StoreError> {

@@ -56,7 +56,8 @@ pub(super) fn sql_error(e: rusqlite::Error, waited: Duration) -> StoreError {
         }
         _ => match e {
             rusqlite::Error::FromSqlConversionFailure(..)
-            | rusqlite::Error::InvalidColumnType(..) => {
+            | rusqlite::Error::InvalidColumnType(..)
+            | rusqlite::Error::Utf8Error(..) => {
                 StoreError::Malformed(format!("approvals.sqlite3: {e}"))
             }
             other => StoreError::Io(format!("approvals.sqlite3: {other}")),

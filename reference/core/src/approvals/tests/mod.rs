@@ -2,6 +2,7 @@
 //! fresh state root with a manual clock, and records to restore.
 
 mod capacity;
+mod damage;
 mod database;
 mod expiry;
 mod lifecycle;
