@@ -37,6 +37,7 @@ use crate::digest::sha256_hex;
 mod error;
 mod read;
 mod relpath;
+mod temp;
 mod types;
 mod walk;
 mod write;

@@ -1,15 +1,14 @@
 //! Atomic, precondition-checked writes through the parent's descriptor.
 
-use std::fs::File;
 use std::io::Write;
 use std::os::fd::{AsFd, OwnedFd};
 
 use nix::errno::Errno;
-use nix::fcntl::{OFlag, openat, renameat};
+use nix::fcntl::renameat;
 use nix::sys::stat::{Mode, fchmod};
-use nix::unistd::{UnlinkatFlags, fsync, unlinkat};
+use nix::unistd::fsync;
 
-use super::walk::map_errno;
+use super::temp::{self, Temp};
 use super::{JailError, Precondition, RelPath, Workspace, WriteOutcome};
 use crate::digest::sha256_hex;
 
@@ -44,23 +43,23 @@ impl Workspace {
             path: path.display().to_string(),
         })?;
         let parent = self.walk(&parents, create_parents)?;
+        // What writers killed here before left behind (their locks are free).
+        temp::sweep(&parent);
 
         // Write the temp file first so the check-to-rename window is as narrow as possible.
         let new_sha256 = sha256_hex(bytes);
-        let (tmp_name, tmp_fd) = create_temp(&parent)?;
-        let cleanup = |parent: &OwnedFd| {
-            let _ = unlinkat(parent, tmp_name.as_str(), UnlinkatFlags::NoRemoveDir);
-        };
-        let mut tmp = File::from(tmp_fd);
-        if let Err(e) = tmp.write_all(bytes).and_then(|_| tmp.sync_all()) {
-            cleanup(&parent);
+        let mut tmp = Temp::create(&parent)?;
+        let cleanup = |parent: &OwnedFd, tmp: &Temp| tmp.discard(parent);
+        let written = tmp.file().write_all(bytes);
+        if let Err(e) = written.and_then(|()| tmp.file().sync_all()) {
+            cleanup(&parent, &tmp);
             return Err(JailError::io_std("write", &e));
         }
 
         let previous = match self.inspect_target(&parent, name, path) {
             Ok(p) => p,
             Err(e) => {
-                cleanup(&parent);
+                cleanup(&parent, &tmp);
                 return Err(e);
             }
         };
@@ -73,7 +72,7 @@ impl Workspace {
                 .is_none_or(|have| !have.eq_ignore_ascii_case(want)),
         };
         if conflict {
-            cleanup(&parent);
+            cleanup(&parent, &tmp);
             return Err(JailError::Conflict {
                 expected: match expect {
                     Precondition::Sha256(h) => Some(h.to_ascii_lowercase()),
@@ -83,14 +82,21 @@ impl Workspace {
             });
         }
         if let Some((_, mode)) = &previous
-            && let Err(e) = fchmod(tmp.as_fd(), Mode::from_bits_truncate(*mode & 0o777))
+            && let Err(e) = fchmod(tmp.file().as_fd(), Mode::from_bits_truncate(*mode & 0o777))
         {
-            cleanup(&parent);
+            cleanup(&parent, &tmp);
             return Err(JailError::io("chmod", e));
         }
-        drop(tmp);
+        // Named only now: a process killed before this line leaves nothing behind.
+        let tmp_name = match tmp.name(&parent) {
+            Ok(n) => n,
+            Err(e) => {
+                cleanup(&parent, &tmp);
+                return Err(e);
+            }
+        };
         if let Err(e) = renameat(&parent, tmp_name.as_str(), &parent, name) {
-            cleanup(&parent);
+            cleanup(&parent, &tmp);
             return Err(match e {
                 Errno::EISDIR | Errno::ENOTEMPTY | Errno::EEXIST => JailError::NotAFile {
                     path: path.display().to_string(),
@@ -108,26 +114,4 @@ impl Workspace {
             bytes_written: bytes.len() as u64,
         })
     }
-}
-
-/// Creates a uniquely named temporary file in `parent` (`O_CREAT|O_EXCL|O_NOFOLLOW`).
-fn create_temp(parent: &OwnedFd) -> Result<(String, OwnedFd), JailError> {
-    for _ in 0..8 {
-        let suffix = crate::ids::random_hex(12).map_err(|e| JailError::io_std("random", &e))?;
-        let name = format!(".toolhub-tmp-{suffix}");
-        match openat(
-            parent,
-            name.as_str(),
-            OFlag::O_WRONLY | OFlag::O_CREAT | OFlag::O_EXCL | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC,
-            Mode::from_bits_truncate(0o644),
-        ) {
-            Ok(fd) => return Ok((name, fd)),
-            Err(Errno::EEXIST) => continue,
-            Err(e) => return Err(map_errno(e, ".".into(), "create")),
-        }
-    }
-    Err(JailError::Io {
-        op: "create",
-        reason: "could not create a unique temporary file".into(),
-    })
 }
