@@ -71,9 +71,18 @@ pub fn main() -> ExitCode {
         }
     };
     let log_guard = crate::logging::init();
-    let code = crate::run::run(config, timeout);
+    let outcome = crate::run::run(config, timeout);
+    // Flushes the log: every record queued before the failure is written before its line.
     drop(log_guard);
-    code
+    match outcome {
+        Ok(code) => code,
+        Err(failure) => {
+            // It may quote an upstream's stderr: redacted like every log line.
+            let line = format!("{PROG}: {failure}");
+            eprintln!("{}", mcp_safety_core::redact::log::redact_log_text(&line));
+            ExitCode::from(crate::run::EXIT_STARTUP)
+        }
+    }
 }
 
 #[cfg(test)]

@@ -12,12 +12,14 @@
 //! - [`router`]: calls, cancellations and progress by owner.
 //! - [`server`]: the rmcp server handler (tools only).
 //! - [`run`]: startup, serving, signals and shutdown.
+//! - [`failure`]: why startup failed, as the line the command line prints.
 //! - [`cli`]: the command line.
 
 #![warn(missing_docs)]
 
 pub mod cli;
 pub mod config;
+pub mod failure;
 pub mod logging;
 pub mod mask;
 pub mod registry;

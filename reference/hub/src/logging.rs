@@ -4,7 +4,10 @@
 use tracing_appender::non_blocking::{NonBlockingBuilder, WorkerGuard};
 use tracing_subscriber::EnvFilter;
 
-/// The filter when `RUST_LOG` is unset or invalid: dependencies at info, the hub at debug.
+/// The filter when `RUST_LOG` is unset or invalid, as the document gives it: dependencies at
+/// info, the hub at debug. A normal start still logs no DEBUG record: the hub keeps DEBUG for
+/// what is out of the ordinary (a restarted probe, a tool left out, an ignored message) and
+/// logs the routine version negotiation of each start at TRACE.
 pub const DEFAULT_FILTER: &str = "info,mcp_hub=debug";
 
 /// Installs the subscriber. Keep the guard alive until exit: dropping it flushes the queue.

@@ -18,10 +18,11 @@ use tokio::signal::unix::{Signal, SignalKind, signal};
 use tokio::sync::Notify;
 
 use crate::config::HubConfig;
+use crate::failure::StartupFailure;
 use crate::registry::{Listed, Registry};
 use crate::router::Router;
 use crate::server::{HubServer, guard_options};
-use crate::upstream::{self, Session, Started, UpstreamProcess};
+use crate::upstream::{self, Session, Started, Startup, UpstreamProcess};
 use mcp_stdio_guard::{SessionEnd, serve_guarded_with};
 
 /// How long an upstream gets to exit after its stdin closes (and again after SIGTERM).
@@ -32,8 +33,10 @@ const READER_GRACE: Duration = Duration::from_millis(500);
 /// Exit code of startup failures (no usable tools, ambiguous or invalid inventory).
 pub const EXIT_STARTUP: u8 = 1;
 
-/// Runs the hub with a loaded configuration; returns the process exit code.
-pub fn run(config: HubConfig, timeout: Duration) -> ExitCode {
+/// Runs the hub with a loaded configuration; returns the process exit code once it served,
+/// or why it did not start. The caller prints the failure after the log is flushed, so the
+/// lines that led to it (each omitted upstream's warning) come before it, never after.
+pub fn run(config: HubConfig, timeout: Duration) -> Result<ExitCode, StartupFailure> {
     for server in config.servers.iter().filter(|s| s.exclude_ignored) {
         tracing::warn!(
             instance_id = %server.id,
@@ -45,10 +48,7 @@ pub fn run(config: HubConfig, timeout: Duration) -> ExitCode {
         .build()
     {
         Ok(runtime) => runtime,
-        Err(e) => {
-            eprintln!("mcp-hub: cannot start the async runtime: {e}");
-            return ExitCode::from(EXIT_STARTUP);
-        }
+        Err(e) => return Err(StartupFailure::Runtime(e)),
     };
     let code = runtime.block_on(hub(config, timeout));
     // A blocking stdin read may still be parked on the blocking pool: do not wait for it.
@@ -56,20 +56,14 @@ pub fn run(config: HubConfig, timeout: Duration) -> ExitCode {
     code
 }
 
-async fn hub(config: HubConfig, timeout: Duration) -> ExitCode {
-    let mut signals = match Signals::new() {
-        Ok(signals) => signals,
-        Err(e) => {
-            eprintln!("mcp-hub: cannot install signal handlers: {e}");
-            return ExitCode::from(EXIT_STARTUP);
-        }
-    };
-    let started = tokio::select! {
-        started = upstream::start_all(&config.servers, timeout) => started,
+async fn hub(config: HubConfig, timeout: Duration) -> Result<ExitCode, StartupFailure> {
+    let mut signals = Signals::new().map_err(StartupFailure::Signals)?;
+    let Startup { started, omitted } = tokio::select! {
+        startup = upstream::start_all(&config.servers, timeout) => startup,
         name = signals.recv() => {
             // Upstreams still starting are dropped with this future, which kills them.
             tracing::info!("received {name} during startup; exiting");
-            return ExitCode::SUCCESS;
+            return Ok(ExitCode::SUCCESS);
         }
     };
     let listed: Vec<Listed<'_>> = started
@@ -84,9 +78,9 @@ async fn hub(config: HubConfig, timeout: Duration) -> ExitCode {
     let registry = match registry {
         Ok(registry) => registry,
         Err(e) => {
-            eprintln!("mcp-hub: startup failed: {e}");
+            let started = fleet.sessions.len();
             fleet.shutdown().await;
-            return ExitCode::from(EXIT_STARTUP);
+            return Err(StartupFailure::inventory(e, omitted, started));
         }
     };
     tracing::info!(
@@ -109,7 +103,7 @@ async fn hub(config: HubConfig, timeout: Duration) -> ExitCode {
         tokio::select! {
             end = &mut serve => break match end {
                 SessionEnd::InputClosed => {
-                    tracing::debug!("client closed stdin; shutting down");
+                    tracing::info!("client closed stdin; shutting down");
                     ExitCode::SUCCESS
                 }
                 SessionEnd::InitFailed(e) => {
@@ -130,7 +124,7 @@ async fn hub(config: HubConfig, timeout: Duration) -> ExitCode {
         }
     };
     fleet.shutdown().await;
-    code
+    Ok(code)
 }
 
 type Input = Box<dyn AsyncRead + Unpin + Send>;

@@ -275,7 +275,14 @@ fn a_silent_probe_falls_back_to_initialize_within_the_bounds() {
         "[servers.late]\ncommand = FIXTURE\nargs = [\"fixture-server\", \"--startup-delay-ms\", \"1500\", \"--record\", {record}]\n"
     ));
     let begun = Instant::now();
-    let mut hub = Hub::spawn(&[&path], &[("MCP_HUB_STARTUP_TIMEOUT_MS", "1000")]);
+    // The probe's outcome is a TRACE record, below the default filter.
+    let mut hub = Hub::spawn(
+        &[&path],
+        &[
+            ("MCP_HUB_STARTUP_TIMEOUT_MS", "1000"),
+            ("RUST_LOG", "info,mcp_hub=trace"),
+        ],
+    );
     hub.initialize();
     assert!(
         begun.elapsed() < Duration::from_secs(3),
@@ -312,7 +319,7 @@ fn a_modern_upstream_whose_probe_fails_is_omitted() {
     hub.initialize();
     let names = hub.tool_names();
     assert!(names.iter().all(|n| n.starts_with("ok.")), "{names:?}");
-    hub.wait_stderr(&["instance_id=broken", "upstream omitted", "-32022"]);
+    hub.wait_stderr(&["instance_id=broken", "upstream `broken` omitted", "-32022"]);
 }
 
 #[test]
@@ -328,9 +335,14 @@ fn an_upstream_that_exits_on_the_probe_is_restarted_and_initialized() {
     let path = sandbox.config(&format!(
         "[servers.fragile]\ncommand = \"/bin/sh\"\nargs = [\"-c\", {script}, \"sh\", {marker}, FIXTURE, \"fixture-server\", \"--record\", {record}]\n"
     ));
-    let mut hub = Hub::spawn(&[&path], &[]);
+    // The restart is a TRACE record (generation negotiation), below the default filter.
+    let mut hub = Hub::spawn(&[&path], &[("RUST_LOG", "info,mcp_hub=trace")]);
     hub.initialize();
-    hub.wait_stderr(&["instance_id=fragile", "restarting it to initialize"]);
+    hub.wait_stderr(&[
+        "instance_id=fragile",
+        "exited with status 1 before answering server/discover",
+        "restarting it to initialize",
+    ]);
     let echo = hub.request(
         "tools/call",
         json!({"name": "echo", "arguments": {"text": "second process"}}),

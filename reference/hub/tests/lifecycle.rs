@@ -238,7 +238,10 @@ fn no_usable_upstream_is_a_startup_error() {
     let mut hub = Hub::spawn(&[&path], &[]);
     let status = hub.wait_exit();
     assert_eq!(status.code(), Some(1));
-    hub.wait_stderr(&["startup failed", "no usable upstream tools"]);
+    hub.wait_stderr(&[
+        "mcp-hub: startup failed: upstream `exits`: exited with status 1 before answering \
+         initialize",
+    ]);
 }
 
 #[test]

@@ -36,6 +36,7 @@
 //!   official TypeScript SDK treats a probe-killed process the same way). A second failure
 //!   omits the upstream as any other.
 
+pub mod cause;
 pub mod process;
 pub mod session;
 pub mod wire;
@@ -46,12 +47,15 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 
 use crate::config::ServerConfig;
-pub use process::UpstreamProcess;
+pub use process::{Ended, UpstreamProcess};
 pub use session::{ProgressRoute, Session, SessionError};
 use wire::{DiscoverAnswer, InitializeAnswer, ResponseError, ToolsPage};
 
 /// Most `tools/list` pages read from one upstream (a cursor loop guard).
 const MAX_PAGES: usize = 1000;
+/// How long, once its connection ended during startup, an upstream gets to be seen exiting
+/// (and its stderr read to the end) so that its status and last line say why.
+const EXIT_GRACE: Duration = Duration::from_millis(500);
 
 /// An upstream that completed startup.
 #[derive(Debug)]
@@ -66,11 +70,31 @@ pub struct Started {
     pub tools: Vec<Map<String, Value>>,
 }
 
+/// An upstream that did not complete startup, and why: kept, not only logged, so that a
+/// startup left with no usable tool can name each upstream and its cause in its error.
+#[derive(Debug)]
+pub struct Omitted {
+    /// Its instance id.
+    pub id: crate::config::InstanceId,
+    /// Why.
+    pub error: StartError,
+}
+
+/// What startup gave: the upstreams that started (they serve) and those omitted (they explain
+/// a failed startup), each in configuration order.
+#[derive(Debug, Default)]
+pub struct Startup {
+    /// Those that started.
+    pub started: Vec<Started>,
+    /// Those omitted.
+    pub omitted: Vec<Omitted>,
+}
+
 /// Why an upstream was omitted.
 #[derive(Debug, thiserror::Error)]
 pub enum StartError {
     /// The process could not be started.
-    #[error("cannot start `{command}`: {source}")]
+    #[error("{}", cause::spawn_failure(.command, .source))]
     Spawn {
         /// The configured command.
         command: String,
@@ -84,6 +108,15 @@ pub enum StartError {
         step: &'static str,
         /// The bound.
         timeout: Duration,
+    },
+    /// The process exited (or was killed) before it answered a step: told by its status and
+    /// last stderr line, since what the hub saw on the pipe (`Broken pipe`) does not say why.
+    #[error("{} before answering {step}{}", .ended.exit, cause::quoted_tail(.ended.last_stderr.as_deref()))]
+    Exited {
+        /// `server/discover`, `initialize` or `tools/list`.
+        step: &'static str,
+        /// How it ended.
+        ended: Ended,
     },
     /// A step's request failed.
     #[error("{step} failed: {source}")]
@@ -108,41 +141,49 @@ pub enum StartError {
     #[error("server/discover: the upstream supports {0:?}, none of which mcp-hub speaks")]
     NoCommonVersion(Vec<String>),
     /// The connection ended during the `server/discover` probe (the process exited or closed
-    /// its output); [`start`] then tries a fresh process with `initialize` alone.
+    /// its output; the reason says which); [`start`] then tries a fresh process with
+    /// `initialize` alone.
     #[error("the upstream ended its connection on server/discover: {0}")]
-    ProbeClosed(Arc<str>),
+    ProbeClosed(String),
     /// `tools/list` kept returning cursors.
     #[error("tools/list returned more than {MAX_PAGES} pages")]
     TooManyPages,
 }
 
-/// Starts every upstream concurrently; returns, in configuration order, those that started.
-pub async fn start_all(servers: &[ServerConfig], timeout: Duration) -> Vec<Started> {
+/// Starts every upstream concurrently; returns, in configuration order, those that started
+/// and those omitted. Each omitted one is warned about as soon as it fails, named with why.
+pub async fn start_all(servers: &[ServerConfig], timeout: Duration) -> Startup {
     let attempts = servers.iter().map(|config| async move {
         let begun = tokio::time::Instant::now();
         // Each outcome is logged as soon as it is known, not when the slowest one ends.
         match start(config, timeout).await {
             Ok(started) => {
-                tracing::debug!(
+                tracing::trace!(
                     instance_id = %config.id,
                     tools = started.tools.len(),
                     protocol = started.session.modern_version().unwrap_or("legacy"),
                     elapsed_ms = begun.elapsed().as_millis() as u64,
                     "upstream ready"
                 );
-                Some(started)
+                Ok(started)
             }
-            Err(e) => {
-                tracing::warn!(instance_id = %config.id, "upstream omitted: {e}");
-                None
+            Err(error) => {
+                tracing::warn!(instance_id = %config.id, "upstream `{}` omitted: {error}", config.id);
+                Err(Omitted {
+                    id: config.id.clone(),
+                    error,
+                })
             }
         }
     });
-    futures::future::join_all(attempts)
-        .await
-        .into_iter()
-        .flatten()
-        .collect()
+    let mut startup = Startup::default();
+    for outcome in futures::future::join_all(attempts).await {
+        match outcome {
+            Ok(started) => startup.started.push(started),
+            Err(omitted) => startup.omitted.push(omitted),
+        }
+    }
+    startup
 }
 
 /// Spawns, probes, initializes and lists one upstream. An upstream whose process ends on
@@ -151,7 +192,7 @@ pub async fn start_all(servers: &[ServerConfig], timeout: Duration) -> Vec<Start
 async fn start(config: &ServerConfig, timeout: Duration) -> Result<Started, StartError> {
     match attempt(config, timeout, true).await {
         Err(StartError::ProbeClosed(reason)) => {
-            tracing::debug!(
+            tracing::trace!(
                 instance_id = %config.id,
                 "the upstream ended on the server/discover probe ({reason}): legacy upstream, \
                  restarting it to initialize"
@@ -173,13 +214,14 @@ async fn attempt(
         source,
     })?;
     let session = Session::start(config.id.clone(), spawned.stdin, spawned.stdout);
+    let mut process = spawned.process;
     match handshake(&session, timeout, probe_first).await {
         Ok(tools) => {
             session.mark_ready();
             Ok(Started {
                 config: config.clone(),
                 session,
-                process: spawned.process,
+                process,
                 tools,
             })
         }
@@ -187,8 +229,41 @@ async fn attempt(
             // Expected end of the connection: the process is dropped here, which kills its
             // group, and the session must not report that as a lost upstream.
             session.close();
-            Err(e)
+            Err(explain_closed(e, &mut process, timeout.min(EXIT_GRACE)).await)
         }
+    }
+}
+
+/// A connection that ended during a step is told by how the process ended, when it exited
+/// within `grace`: its status and last stderr line, not what the hub saw on the pipe (`Broken
+/// pipe`, `its output ended`). Other errors are returned as they are.
+async fn explain_closed(
+    error: StartError,
+    process: &mut UpstreamProcess,
+    grace: Duration,
+) -> StartError {
+    match error {
+        StartError::Session {
+            step,
+            source: SessionError::Closed(reason),
+        } => match process.ended(grace).await {
+            Some(ended) => StartError::Exited { step, ended },
+            None => StartError::Session {
+                step,
+                source: SessionError::Closed(reason),
+            },
+        },
+        StartError::ProbeClosed(reason) => match process.ended(grace).await {
+            Some(ended) => StartError::ProbeClosed(
+                StartError::Exited {
+                    step: "server/discover",
+                    ended,
+                }
+                .to_string(),
+            ),
+            None => StartError::ProbeClosed(reason),
+        },
+        other => other,
     }
 }
 
@@ -247,7 +322,7 @@ async fn probe(session: &Session, timeout: Duration) -> Result<Probed, StartErro
         .await;
         let error = match answer {
             Err(_) => {
-                tracing::debug!(
+                tracing::trace!(
                     instance_id = %id,
                     "no answer to server/discover within {} ms: legacy upstream, initializing",
                     timeout.as_millis()
@@ -264,7 +339,7 @@ async fn probe(session: &Session, timeout: Duration) -> Result<Probed, StartErro
                 return Err(StartError::NoCommonVersion(supported_versions));
             }
             Ok(Err(StepError::Session(SessionError::Closed(reason)))) => {
-                return Err(StartError::ProbeClosed(reason));
+                return Err(StartError::ProbeClosed(reason.to_string()));
             }
             Ok(Err(StepError::Session(source))) => {
                 return Err(StartError::Session {
@@ -280,7 +355,7 @@ async fn probe(session: &Session, timeout: Duration) -> Result<Probed, StartErro
                 let supported = wire::supported_versions(&rpc);
                 match common_modern(&supported) {
                     Some(version) if !retried => {
-                        tracing::debug!(instance_id = %id, %version, "server/discover: retrying with a version the upstream supports");
+                        tracing::trace!(instance_id = %id, %version, "server/discover: retrying with a version the upstream supports");
                         retried = true;
                         candidate = version;
                     }
@@ -289,7 +364,7 @@ async fn probe(session: &Session, timeout: Duration) -> Result<Probed, StartErro
                 }
             }
             other => {
-                tracing::debug!(instance_id = %id, "server/discover: {other}; legacy upstream, initializing");
+                tracing::trace!(instance_id = %id, "server/discover: {other}; legacy upstream, initializing");
                 return Ok(Probed::Legacy);
             }
         }

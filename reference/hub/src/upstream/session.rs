@@ -403,7 +403,7 @@ async fn read_lines<R: AsyncRead + Unpin>(session: Arc<Session>, stdout: R, limi
         }
     };
     if session.closing.load(Ordering::Relaxed) || !session.ready.load(Ordering::Relaxed) {
-        tracing::debug!(instance_id = %session.id, "upstream session ended ({reason})");
+        tracing::trace!(instance_id = %session.id, "upstream session ended ({reason})");
     } else {
         tracing::warn!(
             instance_id = %session.id,
