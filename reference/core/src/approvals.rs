@@ -77,8 +77,9 @@ pub struct ApprovalStore {
     json_path: PathBuf,
     /// `approvals.lock`, held while the database is created or a migration finished.
     lock_path: PathBuf,
-    /// This process's connection, opened on first use and shared by clones.
-    db: Arc<Mutex<Option<Connection>>>,
+    /// This process's idle connections, opened on demand and shared by clones (one per call
+    /// at a time: see `db::with_db`).
+    db: Arc<Mutex<Vec<Connection>>>,
     workspace_id: String,
     clock: SharedClock,
     ttl: Duration,
@@ -103,7 +104,7 @@ impl ApprovalStore {
             path: state.approvals_db_path(),
             json_path: state.approvals_path(),
             lock_path: state.approvals_lock_path(),
-            db: Arc::new(Mutex::new(None)),
+            db: Arc::new(Mutex::new(Vec::new())),
             workspace_id: state.workspace_id().to_string(),
             clock,
             ttl,

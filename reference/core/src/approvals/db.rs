@@ -77,22 +77,26 @@ pub(super) struct Row {
 }
 
 impl ApprovalStore {
-    /// Runs `f` on this process's connection, opening (and if need be creating or migrating)
-    /// the database first.
+    /// Runs `f` on a connection of this process's pool, opening one (and if need be creating
+    /// or migrating the database first) when none is free. Each call has a connection of its
+    /// own, so a call waiting for the write lock another process holds (up to its own lock
+    /// timeout) never holds up the calls after it, and reads (WAL snapshots) never wait.
     pub(super) fn with_db<T, E: From<StoreError>>(
         &self,
         f: impl FnOnce(&mut Connection) -> Result<T, E>,
     ) -> Result<T, E> {
-        // A panic inside `f` rolls its transaction back (rusqlite's drop), so a poisoned
-        // connection is still a consistent one.
-        let mut slot = self.db.lock().unwrap_or_else(|p| p.into_inner());
-        let conn = match slot.take() {
-            Some(conn) => slot.insert(conn),
-            None => slot.insert(self.open()?),
+        let pooled = self.db.lock().unwrap_or_else(|p| p.into_inner()).pop();
+        let mut conn = match pooled {
+            Some(conn) => conn,
+            None => self.open()?,
         };
         conn.busy_timeout(self.lock_timeout)
             .map_err(|e| self.sql(e))?;
-        f(conn)
+        let out = f(&mut conn);
+        // A panic inside `f` drops the connection (rolling its transaction back); one that
+        // returned goes back to the pool for the next call.
+        self.db.lock().unwrap_or_else(|p| p.into_inner()).push(conn);
+        out
     }
 
     /// A write transaction: `BEGIN IMMEDIATE` takes the store's write lock up front (waiting

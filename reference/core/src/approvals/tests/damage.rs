@@ -1,5 +1,5 @@
-//! What the store does with files and records that are not what it wrote: a symlinked or
-//! foreign database file, a 0-byte one, a damaged record.
+//! What the store does with what other programs did to it: a symlinked or
+//! foreign database file, a 0-byte one, a damaged record, a write lock held elsewhere.
 
 use serde_json::json;
 
@@ -131,4 +131,51 @@ fn a_damaged_record_is_malformed_named_and_removable() {
             .code(),
         "REQUEST_NOT_FOUND"
     );
+}
+
+/// Another process holding the store's write lock: each call of this process waits at most
+/// its own lock timeout, side by side (not one after the other), and a read does not wait at
+/// all: it answers while the writers still wait.
+#[test]
+fn a_foreign_write_lock_holds_each_call_only_its_own_deadline() {
+    let e = env();
+    let known = e
+        .store
+        .create(Operation::WriteFile, json!({}), "t")
+        .unwrap()
+        .request_id;
+    let timeout = Duration::from_millis(600);
+    let store = ApprovalStore::new(&e.state, e.clock.clone(), TTL).with_lock_timeout(timeout);
+    let holder = rusqlite::Connection::open(e.state.approvals_db_path()).unwrap();
+    holder.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let (tx, rx) = std::sync::mpsc::channel::<(&str, Result<(), String>)>();
+    let started = std::time::Instant::now();
+    std::thread::scope(|scope| {
+        for _ in 0..3 {
+            let (store, tx) = (store.clone(), tx.clone());
+            scope.spawn(move || {
+                let r = store.create(Operation::WriteFile, json!({}), "t");
+                let _ = tx.send(("write", r.map(|_| ()).map_err(|e| e.code().to_owned())));
+            });
+        }
+        let (store, reader_tx, known) = (store.clone(), tx.clone(), known.clone());
+        scope.spawn(move || {
+            // Started after the writers, so it finds them waiting.
+            let r = store.status(&known);
+            let _ = reader_tx.send(("read", r.map(|_| ()).map_err(|e| e.code().to_owned())));
+        });
+        drop(tx);
+        let order: Vec<(&str, Result<(), String>)> = rx.iter().collect();
+        assert_eq!(order[0], ("read", Ok(())), "{order:?}");
+        for (what, r) in &order[1..] {
+            assert_eq!(
+                (*what, r.as_ref().map_err(String::as_str)),
+                ("write", Err("LOCK_TIMEOUT"))
+            );
+        }
+    });
+    // Queued, the three would take three timeouts; side by side they take about one.
+    let took = started.elapsed();
+    assert!(took < timeout * 2, "{took:?}");
+    holder.execute_batch("ROLLBACK").unwrap();
 }
