@@ -5,8 +5,10 @@
 //! copy per generation; with more than one generation the copy's name carries it
 //! (`protocol/ping [modern]`), so reports and baselines tell them apart. A copy is skipped,
 //! with a reason, when its scenario is tagged for the other generation (`legacy` /
-//! `modern`), when the target does not speak the generation, or when the scenario needs a
-//! target speaking exactly other generations (`generations:`).
+//! `modern`), when the target does not speak the generation, when the scenario needs a
+//! target speaking exactly other generations (`generations:`), or when it is tagged
+//! `one-generation` (what it judges is no generation's: the store behind the tools, say) and
+//! an earlier pass of the same run already judges it on this target.
 
 use crate::generation::Generation;
 use crate::model::{Scenario, Target};
@@ -17,9 +19,10 @@ pub fn plan(scenarios: Vec<Scenario>, generations: &[Generation]) -> Vec<Scenari
     scenarios
         .into_iter()
         .flat_map(|scenario| {
-            generations.iter().map(move |g| {
+            generations.iter().enumerate().map(move |(i, g)| {
                 let mut copy = scenario.clone();
                 copy.pass = Some(*g);
+                copy.earlier_passes = generations[..i].to_vec();
                 if named {
                     copy.name = format!("{} [{g}]", scenario.name);
                 }
@@ -28,6 +31,10 @@ pub fn plan(scenarios: Vec<Scenario>, generations: &[Generation]) -> Vec<Scenari
         })
         .collect()
 }
+
+/// The tag of a scenario judged in one pass only: the first of the run's passes its target
+/// speaks (what it judges does not depend on the generation, and judging it twice costs much).
+pub const ONE_GENERATION: &str = "one-generation";
 
 /// The generation a scenario is tagged for, if it is tagged for exactly one.
 pub fn tagged_generation(scenario: &Scenario) -> Option<Generation> {
@@ -49,6 +56,14 @@ pub fn generation_skip(target: &Target, scenario: &Scenario) -> Option<String> {
         return Some(format!(
             "a {tagged}-generation scenario (tag `{tagged}`); this is the {pass} pass \
              (run with --protocol {tagged} or both)"
+        ));
+    }
+    if scenario.tags.iter().any(|t| t == ONE_GENERATION)
+        && let Some(earlier) = scenario.earlier_passes.iter().find(|g| target.speaks(**g))
+    {
+        return Some(format!(
+            "a one-generation scenario (tag `{ONE_GENERATION}`): judged once, in the {earlier} \
+             pass"
         ));
     }
     if !target.speaks(pass) {
@@ -103,6 +118,25 @@ mod tests {
         let both = plan(vec![scenario("")], &Generation::ALL);
         let names: Vec<&str> = both.iter().map(|s| s.name.as_str()).collect();
         assert_eq!(names, ["s [legacy]", "s [modern]"]);
+    }
+
+    #[test]
+    fn a_one_generation_scenario_runs_in_the_first_pass_its_target_speaks() {
+        let copies = plan(vec![scenario("tags: [one-generation]")], &Generation::ALL);
+        let dual = target("[legacy, modern]");
+        let modern = target("[modern]");
+        assert_eq!(generation_skip(&dual, &copies[0]), None);
+        assert!(
+            generation_skip(&dual, &copies[1])
+                .is_some_and(|r| r.contains("judged once, in the legacy pass"))
+        );
+        assert!(generation_skip(&modern, &copies[0]).is_some());
+        assert_eq!(generation_skip(&modern, &copies[1]), None);
+        let only_modern = plan(
+            vec![scenario("tags: [one-generation]")],
+            &[Generation::Modern],
+        );
+        assert_eq!(generation_skip(&dual, &only_modern[0]), None);
     }
 
     #[test]

@@ -46,6 +46,9 @@ pub struct Scenario {
     /// The generation pass this copy of the scenario runs in (set by the run's plan;
     /// `None` before planning means legacy).
     pub pass: Option<crate::generation::Generation>,
+    /// The passes of the same run before this copy's (set by the run's plan), so a scenario
+    /// tagged `one-generation` runs once, in the first pass its target speaks.
+    pub earlier_passes: Vec<crate::generation::Generation>,
     pub knobs: BTreeMap<String, Value>,
     pub timeout: Option<Duration>,
     pub step_timeout: Option<Duration>,

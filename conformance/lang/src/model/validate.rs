@@ -96,6 +96,7 @@ pub fn validate_scenario(raw: RawScenario, file: &str) -> Result<Scenario, Vec<F
         requires: raw.requires,
         generations: raw.generations,
         pass: None,
+        earlier_passes: Vec::new(),
         knobs: raw.knobs,
         timeout: raw.timeout.map(|s| s.0),
         step_timeout: raw.step_timeout.map(|s| s.0),
