@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::{ConfigError, io_reason};
+use crate::config::{ConfigError, StateOrigin, io_reason, one_line};
 use crate::fsio::{FileLock, atomic_write};
 use crate::jail::Workspace;
 
@@ -63,63 +63,117 @@ impl StateRoot {
     ///
     /// In both cases the directory is canonicalized and refused if it is inside the workspace
     /// (checked before anything is created, and again after canonicalization), then bound.
-    /// `env` looks up environment variables (pass `|k| std::env::var(k).ok()`).
+    /// `env` looks up environment variables (pass `|k| std::env::var(k).ok()`). Every error
+    /// names where the root came from: `TOOLHUB_STATE_ROOT` and its value, or the default and
+    /// the `XDG_STATE_HOME` or `HOME` it was derived from ([`StateOrigin`]).
     pub fn resolve(
         workspace: &Workspace,
         explicit: Option<&str>,
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<StateRoot, ConfigError> {
-        let wanted = match explicit {
+        let (wanted, mut origin) = match explicit {
             Some(raw) => {
                 let p = Path::new(raw);
                 if raw.is_empty() || !p.is_absolute() {
-                    return Err(ConfigError::StateRootNotAbsolute);
+                    return Err(ConfigError::StateRootNotAbsolute {
+                        value: raw.to_string(),
+                    });
                 }
-                p.to_path_buf()
+                let origin = Box::new(StateOrigin::Explicit {
+                    value: raw.to_string(),
+                    resolved: None,
+                });
+                (p.to_path_buf(), origin)
             }
-            None => default_base(env)?.join("workspaces").join(workspace.id()),
+            None => {
+                let (base, var, value) = default_base_from(env)?;
+                let path = base.join("workspaces").join(workspace.id());
+                let origin = Box::new(StateOrigin::Default {
+                    path: path.clone(),
+                    var,
+                    value,
+                    resolved: None,
+                });
+                (path, origin)
+            }
         };
-        if would_be_inside(workspace, &wanted) {
-            return Err(ConfigError::StateRootInsideWorkspace);
+        let inside = |origin: Box<StateOrigin>| ConfigError::StateRootInsideWorkspace {
+            origin,
+            workspace: workspace.root_str().to_string(),
+        };
+        if let Some(leads_to) = would_be_inside(workspace, &wanted) {
+            origin.resolve_to(&leads_to);
+            return Err(inside(origin));
         }
-        create_private_dir_all(&wanted)?;
-        let dir =
-            std::fs::canonicalize(&wanted).map_err(|e| ConfigError::StateRootIo(io_reason(&e)))?;
+        if std::fs::metadata(&wanted).is_ok_and(|m| !m.is_dir()) {
+            return Err(ConfigError::StateRootNotDirectory { origin });
+        }
+        create_private_dir_all(&wanted).map_err(|e| ConfigError::StateRootIo {
+            origin: origin.clone(),
+            step: "create the directory",
+            path: wanted.clone(),
+            reason: io_reason(&e),
+        })?;
+        let dir = std::fs::canonicalize(&wanted).map_err(|e| ConfigError::StateRootIo {
+            origin: origin.clone(),
+            step: "resolve",
+            path: wanted.clone(),
+            reason: io_reason(&e),
+        })?;
+        origin.resolve_to(&dir);
         if !dir.is_dir() {
-            return Err(ConfigError::StateRootIo("not a directory".into()));
+            return Err(ConfigError::StateRootNotDirectory { origin });
         }
         if workspace.contains_canonical(&dir) {
-            return Err(ConfigError::StateRootInsideWorkspace);
+            return Err(inside(origin));
         }
         if dir.to_str().is_none() {
-            return Err(ConfigError::StateRootNotUtf8);
+            return Err(ConfigError::StateRootNotUtf8 { origin });
         }
         let root = StateRoot {
             dir,
             workspace_id: workspace.id().to_string(),
             workspace: workspace.root_str().to_string(),
         };
-        root.bind()?;
+        root.bind(&origin)?;
         Ok(root)
     }
 
-    /// Writes the binding on first use, or verifies it.
-    fn bind(&self) -> Result<(), ConfigError> {
-        let _lock = FileLock::acquire(
-            &self.dir.join(BINDING_LOCK_FILE),
-            crate::fsio::DEFAULT_LOCK_TIMEOUT,
-        )
-        .map_err(|e| ConfigError::StateRootIo(e.to_string()))?;
+    /// Writes the binding on first use, or verifies it. `origin` is for the messages.
+    fn bind(&self, origin: &StateOrigin) -> Result<(), ConfigError> {
+        let io = |step: &'static str, path: PathBuf, reason: String| ConfigError::StateRootIo {
+            origin: Box::new(origin.clone()),
+            step,
+            path,
+            reason: one_line(&reason),
+        };
+        let lock_path = self.dir.join(BINDING_LOCK_FILE);
+        let _lock = FileLock::acquire(&lock_path, crate::fsio::DEFAULT_LOCK_TIMEOUT)
+            .map_err(|e| io("lock", lock_path.clone(), e.to_string()))?;
         let path = self.binding_path();
+        let malformed = |reason: String| ConfigError::BindingMalformed {
+            origin: Box::new(origin.clone()),
+            file: path.clone(),
+            reason: one_line(&reason),
+        };
         match std::fs::read(&path) {
             Ok(bytes) => {
                 let b: Binding =
-                    serde_json::from_slice(&bytes).map_err(|_| ConfigError::BindingMalformed)?;
+                    serde_json::from_slice(&bytes).map_err(|e| malformed(e.to_string()))?;
                 if b.version != 1 {
-                    return Err(ConfigError::BindingMalformed);
+                    return Err(malformed(format!(
+                        "version {} is not supported (expected 1)",
+                        b.version
+                    )));
                 }
                 if b.workspace != self.workspace || b.workspace_id != self.workspace_id {
-                    return Err(ConfigError::BoundToOtherWorkspace);
+                    return Err(ConfigError::BoundToOtherWorkspace {
+                        origin: Box::new(origin.clone()),
+                        bound: b.workspace,
+                        bound_id: b.workspace_id,
+                        workspace: self.workspace.clone(),
+                        workspace_id: self.workspace_id.clone(),
+                    });
                 }
                 Ok(())
             }
@@ -130,11 +184,11 @@ impl StateRoot {
                     workspace_id: self.workspace_id.clone(),
                 };
                 let mut bytes = serde_json::to_vec_pretty(&b)
-                    .map_err(|e| ConfigError::StateRootIo(e.to_string()))?;
+                    .map_err(|e| io("write", path.clone(), e.to_string()))?;
                 bytes.push(b'\n');
-                atomic_write(&path, &bytes).map_err(|e| ConfigError::StateRootIo(io_reason(&e)))
+                atomic_write(&path, &bytes).map_err(|e| io("write", path.clone(), io_reason(&e)))
             }
-            Err(e) => Err(ConfigError::StateRootIo(io_reason(&e))),
+            Err(e) => Err(io("read", path.clone(), io_reason(&e))),
         }
     }
 
@@ -187,20 +241,40 @@ impl StateRoot {
 
 /// The per-user base directory (`.../mcp-toolhub`) used when no explicit root is given.
 pub fn default_base(env: &dyn Fn(&str) -> Option<String>) -> Result<PathBuf, ConfigError> {
-    if let Some(x) = env("XDG_STATE_HOME").filter(|v| Path::new(v).is_absolute()) {
-        return Ok(PathBuf::from(x).join(APP_DIR));
+    default_base_from(env).map(|(base, _, _)| base)
+}
+
+/// [`default_base`], with the variable it came from and that variable's value.
+fn default_base_from(
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<(PathBuf, &'static str, String), ConfigError> {
+    let xdg_state_home = env("XDG_STATE_HOME");
+    if let Some(x) = xdg_state_home
+        .as_ref()
+        .filter(|v| Path::new(v).is_absolute())
+    {
+        return Ok((PathBuf::from(x).join(APP_DIR), "XDG_STATE_HOME", x.clone()));
     }
-    match env("HOME").filter(|v| Path::new(v).is_absolute()) {
-        Some(h) => Ok(PathBuf::from(h).join(".local").join("state").join(APP_DIR)),
-        None => Err(ConfigError::StateRootNoBase),
+    let home = env("HOME");
+    match home.as_ref().filter(|v| Path::new(v).is_absolute()) {
+        Some(h) => Ok((
+            PathBuf::from(h).join(".local").join("state").join(APP_DIR),
+            "HOME",
+            h.clone(),
+        )),
+        None => Err(ConfigError::StateRootNoBase {
+            xdg_state_home,
+            home,
+        }),
     }
 }
 
 /// Canonicalizes the longest existing prefix of `p`, applies the rest of its components
 /// lexically (`..` included), and checks containment, so we refuse before creating anything
-/// inside the workspace. (Climbing with `Path::parent` stopped at a prefix ending in `..`,
-/// which has no file name, and let `<outside>/missing/../ws/state` through to be created.)
-fn would_be_inside(ws: &Workspace, p: &Path) -> bool {
+/// inside the workspace; gives where `p` leads when that is inside. (Climbing with
+/// `Path::parent` stopped at a prefix ending in `..`, which has no file name, and let
+/// `<outside>/missing/../ws/state` through to be created.)
+fn would_be_inside(ws: &Workspace, p: &Path) -> Option<PathBuf> {
     use std::path::Component;
     let parts: Vec<Component<'_>> = p.components().collect();
     for cut in (1..=parts.len()).rev() {
@@ -215,19 +289,18 @@ fn would_be_inside(ws: &Workspace, p: &Path) -> bool {
                     other => full.push(other),
                 }
             }
-            return ws.contains_canonical(&full);
+            return ws.contains_canonical(&full).then_some(full);
         }
     }
-    false
+    None
 }
 
-fn create_private_dir_all(p: &Path) -> Result<(), ConfigError> {
+fn create_private_dir_all(p: &Path) -> std::io::Result<()> {
     use std::os::unix::fs::DirBuilderExt;
     std::fs::DirBuilder::new()
         .recursive(true)
         .mode(0o700)
         .create(p)
-        .map_err(|e| ConfigError::StateRootIo(io_reason(&e)))
 }
 
 /// For the tests of the modules that keep state: the state root `<dir>/state`, bound to the
@@ -272,10 +345,19 @@ mod tests {
         // Re-use by the same workspace is fine; by another fails closed.
         StateRoot::resolve(&wa, Some(state.to_str().unwrap()), &none).unwrap();
         let e = StateRoot::resolve(&wb, Some(state.to_str().unwrap()), &none).unwrap_err();
-        assert!(matches!(e, ConfigError::BoundToOtherWorkspace), "{e:?}");
+        assert!(
+            matches!(e, ConfigError::BoundToOtherWorkspace { .. }),
+            "{e:?}"
+        );
         assert_eq!(
             e.to_string(),
-            "state namespace belongs to a different workspace"
+            format!(
+                "TOOLHUB_STATE_ROOT={:?} belongs to a different workspace: its workspace-binding.json binds it to {:?}, not to {:?} (select a different explicit TOOLHUB_STATE_ROOT, or set TOOLHUB_WORKSPACE_ROOT to {:?}; bindings are never silently reassigned)",
+                state.to_str().unwrap(),
+                wa.root_str(),
+                wb.root_str(),
+                wa.root_str()
+            )
         );
     }
 
@@ -297,7 +379,7 @@ mod tests {
             std::fs::write(s.binding_path(), tampered.to_string()).unwrap();
             let e = StateRoot::resolve(&w, Some(state.to_str().unwrap()), &none).unwrap_err();
             assert!(
-                matches!(e, ConfigError::BoundToOtherWorkspace),
+                matches!(e, ConfigError::BoundToOtherWorkspace { .. }),
                 "{key}: {e:?}"
             );
         }
@@ -319,7 +401,7 @@ mod tests {
         std::fs::remove_file(&binding).unwrap();
         std::os::unix::fs::symlink(&binding, &binding).unwrap();
         let e = StateRoot::resolve(&w, Some(state.to_str().unwrap()), &none).unwrap_err();
-        assert!(matches!(e, ConfigError::StateRootIo(_)), "{e:?}");
+        assert!(matches!(e, ConfigError::StateRootIo { .. }), "{e:?}");
         assert!(binding.symlink_metadata().unwrap().file_type().is_symlink());
     }
 
@@ -333,7 +415,10 @@ mod tests {
         // `new` does not exist: the rest of the path is resolved by hand, `..` included.
         let sneaky = t.path().join("new").join("..").join("ws").join("state");
         let e = StateRoot::resolve(&w, Some(sneaky.to_str().unwrap()), &none).unwrap_err();
-        assert!(matches!(e, ConfigError::StateRootInsideWorkspace), "{e:?}");
+        assert!(
+            matches!(e, ConfigError::StateRootInsideWorkspace { .. }),
+            "{e:?}"
+        );
         assert!(!ws.join("state").exists());
     }
 
@@ -347,25 +432,25 @@ mod tests {
         for bad in ["", "relative/state", "./state"] {
             let e = StateRoot::resolve(&w, Some(bad), &none).unwrap_err();
             assert!(
-                matches!(e, ConfigError::StateRootNotAbsolute),
+                matches!(e, ConfigError::StateRootNotAbsolute { .. }),
                 "{bad}: {e:?}"
             );
         }
         let inside = ws.join("sub").join("state");
         let e = StateRoot::resolve(&w, Some(inside.to_str().unwrap()), &none).unwrap_err();
-        assert!(matches!(e, ConfigError::StateRootInsideWorkspace));
+        assert!(matches!(e, ConfigError::StateRootInsideWorkspace { .. }));
         assert!(!inside.exists(), "nothing created inside the workspace");
         let e = StateRoot::resolve(&w, Some(ws.to_str().unwrap()), &none).unwrap_err();
-        assert!(matches!(e, ConfigError::StateRootInsideWorkspace));
+        assert!(matches!(e, ConfigError::StateRootInsideWorkspace { .. }));
         // Via a symlink that points inside.
         let link = t.path().join("sneaky");
         std::os::unix::fs::symlink(ws.join("sub"), &link).unwrap();
         let e = StateRoot::resolve(&w, Some(link.join("s").to_str().unwrap()), &none).unwrap_err();
-        assert!(matches!(e, ConfigError::StateRootInsideWorkspace));
+        assert!(matches!(e, ConfigError::StateRootInsideWorkspace { .. }));
         // Lexical `..` that ends inside.
         let dotdot = t.path().join("x").join("..").join("ws").join("st");
         let e = StateRoot::resolve(&w, Some(dotdot.to_str().unwrap()), &none).unwrap_err();
-        assert!(matches!(e, ConfigError::StateRootInsideWorkspace));
+        assert!(matches!(e, ConfigError::StateRootInsideWorkspace { .. }));
     }
 
     #[test]
@@ -408,7 +493,7 @@ mod tests {
         let none = |_: &str| None;
         assert!(matches!(
             StateRoot::resolve(&wa, None, &none).unwrap_err(),
-            ConfigError::StateRootNoBase
+            ConfigError::StateRootNoBase { .. }
         ));
     }
 
@@ -419,7 +504,7 @@ mod tests {
         let w = Workspace::open(t.path().to_str().unwrap()).unwrap();
         let env = env_from(&[("HOME", t.path().to_str().unwrap().to_string())]);
         let e = StateRoot::resolve(&w, None, &env).unwrap_err();
-        assert!(matches!(e, ConfigError::StateRootInsideWorkspace));
+        assert!(matches!(e, ConfigError::StateRootInsideWorkspace { .. }));
         assert!(!t.path().join(".local").exists());
     }
 
@@ -433,7 +518,7 @@ mod tests {
         std::fs::write(state.join(BINDING_FILE), b"{not json").unwrap();
         let w = Workspace::open(ws.to_str().unwrap()).unwrap();
         let e = StateRoot::resolve(&w, Some(state.to_str().unwrap()), &|_| None).unwrap_err();
-        assert!(matches!(e, ConfigError::BindingMalformed));
+        assert!(matches!(e, ConfigError::BindingMalformed { .. }));
         assert_eq!(
             std::fs::read(state.join(BINDING_FILE)).unwrap(),
             b"{not json"

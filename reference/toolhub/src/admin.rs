@@ -11,7 +11,7 @@
 //!   dry runs unless `--apply`.
 //!
 //! Exit codes: 0 success, 1 refused/failed operation, 2 usage or configuration error. Errors
-//! are one line on stderr.
+//! are one line on stderr (a usage error adds clap's usage line).
 
 use std::io::{BufRead, Write};
 use std::process::ExitCode;

@@ -106,9 +106,12 @@ fn configuration_errors_are_one_line_exit_2_and_silent_on_stdout() {
         assert_config_error(&run(ADMIN, &["list"], env), &format!("admin, {what}"));
     }
     let r = run(SERVER, &["serve"], &cases[0].1);
-    assert_eq!(
-        r.stderr,
-        "mcp-toolhub: TOOLHUB_WORKSPACE_ROOT is required\n"
+    // Every message exactly: tests/config_messages.rs.
+    assert!(
+        r.stderr
+            .starts_with("mcp-toolhub: TOOLHUB_WORKSPACE_ROOT is required"),
+        "{}",
+        r.stderr
     );
 }
 
@@ -150,8 +153,10 @@ fn version_and_help() {
     }
 }
 
+/// clap's message (with the missing names or suggestions), then clap's usage line when it
+/// has one; the exact texts are in tests/config_messages.rs.
 #[test]
-fn usage_errors_are_one_line() {
+fn usage_errors_are_at_most_two_lines() {
     for (bin, args) in [
         (SERVER, vec![]),
         (SERVER, vec!["bogus"]),
@@ -162,6 +167,7 @@ fn usage_errors_are_one_line() {
         let r = run(bin, &args, &[]);
         assert_eq!(r.code, Some(2), "{args:?}: {}", r.stderr);
         assert_eq!(r.stdout, "");
-        assert_eq!(r.stderr.lines().count(), 1, "{args:?}: {}", r.stderr);
+        let lines = r.stderr.lines().count();
+        assert!((1..=2).contains(&lines), "{args:?}: {}", r.stderr);
     }
 }
