@@ -15,7 +15,6 @@
 
 use std::io::{BufRead, Write};
 use std::process::ExitCode;
-use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 use mcp_safety_core::approvals::{ApprovalRecord, ApprovalStatus, Operation, StoreError};
@@ -68,6 +67,9 @@ enum Command {
         /// Where to write it (default: stdout).
         #[arg(long, value_name = "FILE")]
         output: Option<std::path::PathBuf>,
+        /// Leave damaged records out (named on stderr) instead of refusing to export.
+        #[arg(long)]
+        skip_damaged: bool,
     },
     /// Explicit maintenance of trusted state (dry run unless --apply).
     #[command(subcommand)]
@@ -89,6 +91,13 @@ enum Prune {
         #[arg(long, value_name = "N")]
         keep_last: usize,
         /// Actually compact (default: dry run).
+        #[arg(long)]
+        apply: bool,
+    },
+    /// Remove this workspace's damaged requests (records that cannot be read; their
+    /// requests then no longer exist, so nothing can run on them).
+    Damaged {
+        /// Actually remove (default: dry run).
         #[arg(long)]
         apply: bool,
     },
@@ -139,19 +148,39 @@ fn run(
         Command::List => w(list(hub, out)?),
         Command::Approve { request_id } => approve(hub, &request_id, input, out),
         Command::Reject { request_id } => reject(hub, &request_id, out),
-        Command::Export { output } => export(hub, output.as_deref(), out),
+        Command::Export {
+            output,
+            skip_damaged,
+        } => export(hub, output.as_deref(), skip_damaged, out),
         Command::Prune(Prune::Approvals {
             older_than_days,
             apply,
-        }) => prune_approvals(hub, older_than_days, apply, out),
+        }) => maintenance::prune_approvals(hub, older_than_days, apply, out),
         Command::Prune(Prune::Audit { keep_last, apply }) => {
-            prune_audit(hub, keep_last, apply, out)
+            maintenance::prune_audit(hub, keep_last, apply, out)
         }
+        Command::Prune(Prune::Damaged { apply }) => maintenance::prune_damaged(hub, apply, out),
     }
 }
 
-fn export(hub: &Hub, output: Option<&std::path::Path>, out: &mut dyn Write) -> Result<(), Failure> {
-    let bytes = hub.approvals.export()?;
+fn export(
+    hub: &Hub,
+    output: Option<&std::path::Path>,
+    skip_damaged: bool,
+    out: &mut dyn Write,
+) -> Result<(), Failure> {
+    let bytes = if skip_damaged {
+        let (bytes, damaged) = hub.approvals.export_readable()?;
+        for d in &damaged {
+            eprintln!(
+                "{PROG}: left out damaged request {} (workspace {}): {}",
+                d.request_id, d.workspace_id, d.reason
+            );
+        }
+        bytes
+    } else {
+        hub.approvals.export().map_err(maintenance::with_way_out)?
+    };
     match output {
         Some(path) => mcp_safety_core::fsio::atomic_write(path, &bytes)
             .map_err(|e| Failure(format!("cannot write {}: {e}", path.display()))),
@@ -162,9 +191,9 @@ fn export(hub: &Hub, output: Option<&std::path::Path>, out: &mut dyn Write) -> R
 }
 
 fn list(hub: &Hub, out: &mut dyn Write) -> Result<std::io::Result<()>, Failure> {
-    let views = hub.approvals.list()?;
-    Ok((|| {
-        if views.is_empty() {
+    let (views, damaged) = hub.approvals.list_readable()?;
+    let written = (|| {
+        if views.is_empty() && damaged.is_empty() {
             writeln!(out, "no approval requests")?;
         }
         for v in views {
@@ -179,8 +208,26 @@ fn list(hub: &Hub, out: &mut dyn Write) -> Result<std::io::Result<()>, Failure> 
                 v.trace_id
             )?;
         }
+        for d in &damaged {
+            writeln!(
+                out,
+                "{}  DAMAGED   {}",
+                d.request_id,
+                terminal_safe(&d.reason)
+            )?;
+        }
         Ok(())
-    })())
+    })();
+    if !damaged.is_empty() {
+        written.map_err(|e| Failure(format!("cannot write output: {e}")))?;
+        return Err(Failure(format!(
+            "{} damaged request record(s), listed as DAMAGED: the server refuses them \
+             (STORE_MALFORMED); `{PROG} prune damaged --apply` removes them, `{PROG} export \
+             --skip-damaged` saves the rest",
+            damaged.len()
+        )));
+    }
+    Ok(written)
 }
 
 /// Makes text safe for a terminal: control characters (other than newline and tab) escaped.
@@ -423,78 +470,6 @@ fn reject(hub: &Hub, request_id: &str, out: &mut dyn Write) -> Result<(), Failur
     Ok(())
 }
 
-fn prune_approvals(hub: &Hub, days: u64, apply: bool, out: &mut dyn Write) -> Result<(), Failure> {
-    let older_than = Duration::from_secs(days.saturating_mul(86_400));
-    let report = hub.approvals.prune(older_than, apply)?;
-    let io = |e: std::io::Error| Failure(format!("cannot write output: {e}"));
-    if apply {
-        if report.removed > 0 {
-            let trace = mcp_safety_core::ids::new_trace_id().unwrap_or_default();
-            hub.audit(
-                AuditEvent::new("approvals.pruned", "admin", trace).details(json!({
-                    "removed": report.removed,
-                    "kept": report.kept,
-                    "older_than_days": days,
-                })),
-            );
-        }
-        writeln!(
-            out,
-            "removed {} terminal approval request(s) at or before {}; kept {}",
-            report.removed,
-            report.cutoff.to_rfc3339(),
-            report.kept
-        )
-        .map_err(io)?;
-    } else {
-        writeln!(
-            out,
-            "dry run: would remove {} terminal approval request(s) at or before {}; would keep {} (use --apply to remove)",
-            report.eligible,
-            report.cutoff.to_rfc3339(),
-            report.total - report.eligible
-        )
-        .map_err(io)?;
-    }
-    for id in &report.eligible_request_ids {
-        writeln!(
-            out,
-            "  {} {id}",
-            if apply { "removed" } else { "would remove" }
-        )
-        .map_err(io)?;
-    }
-    Ok(())
-}
-
-fn prune_audit(
-    hub: &Hub,
-    keep_last: usize,
-    apply: bool,
-    out: &mut dyn Write,
-) -> Result<(), Failure> {
-    let report = hub
-        .audit_log
-        .compact_keep_last(keep_last, apply)
-        .map_err(|e| Failure(e.to_string()))?;
-    let io = |e: std::io::Error| Failure(format!("cannot write output: {e}"));
-    if apply {
-        writeln!(
-            out,
-            "kept the newest {} of {} audit event(s); removed {}",
-            report.kept, report.total, report.removed
-        )
-        .map_err(io)?;
-    } else {
-        writeln!(
-            out,
-            "dry run: would keep the newest {} of {} audit event(s) and remove {} (use --apply to compact)",
-            report.kept, report.total, report.removed
-        )
-        .map_err(io)?;
-    }
-    Ok(())
-}
-
+mod maintenance;
 #[cfg(test)]
 mod tests;

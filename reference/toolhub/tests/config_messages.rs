@@ -531,7 +531,7 @@ fn admin_without_a_command_lists_the_commands() {
     usage(
         ADMIN,
         &["prune"],
-        "mcp-toolhub-admin: a command is required: approvals, audit (see --help)\nUsage: mcp-toolhub-admin prune <COMMAND>\n",
+        "mcp-toolhub-admin: a command is required: approvals, audit, damaged (see --help)\nUsage: mcp-toolhub-admin prune <COMMAND>\n",
     );
 }
 
