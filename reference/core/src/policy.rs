@@ -103,15 +103,41 @@ fn pick(env: &Option<String>, key: &Option<String>, file_dir: &Path) -> Option<P
     }
 }
 
-fn root(p: Option<PathBuf>, key: &'static str, env: &'static str) -> Result<PathBuf, PolicyError> {
+/// A root directory, named by the environment variable `env` when `from_env`, else by `key`
+/// in `file`; the error says which of the two gave the value.
+fn root(
+    p: Option<PathBuf>,
+    (key, env): (&'static str, &'static str),
+    from_env: bool,
+    file: &Path,
+) -> Result<PathBuf, PolicyError> {
     let p = p.ok_or(PolicyError::RootMissing { key, env })?;
     match p.canonicalize() {
         Ok(c) if c.is_dir() => Ok(c),
         _ => Err(PolicyError::RootNotDirectory {
-            key,
+            origin: if from_env {
+                env.to_string()
+            } else {
+                format!("{key} in {}", file.display())
+            },
             path: p.display().to_string(),
         }),
     }
+}
+
+/// A TOML error as one line naming the file, the line and the column.
+fn parse_error(e: &toml::de::Error, text: &str, file: &Path) -> PolicyError {
+    let at = match e.span() {
+        Some(span) => {
+            let before = &text[..span.start.min(text.len())];
+            let line = before.matches('\n').count() + 1;
+            let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+            format!(" line {line}, column {column}")
+        }
+        None => String::new(),
+    };
+    let message = e.message().split_whitespace().collect::<Vec<_>>().join(" ");
+    PolicyError::Parse(format!("{}{at}: {message}", file.display()))
 }
 
 fn outside(
@@ -165,14 +191,7 @@ impl Policy {
         overrides: &Overrides,
         server: Server,
     ) -> Result<Policy, PolicyError> {
-        let raw: RawPolicy = toml::from_str(text).map_err(|e| {
-            PolicyError::Parse(
-                e.to_string()
-                    .split_whitespace()
-                    .collect::<Vec<_>>()
-                    .join(" "),
-            )
-        })?;
+        let raw: RawPolicy = toml::from_str(text).map_err(|e| parse_error(&e, text, file))?;
         let file_abs = lexical_absolute(&cwd(), file);
         let file_dir = file_abs.parent().unwrap_or(Path::new("/")).to_path_buf();
         let redactor = Redactor::try_from(&raw.redaction)?;
@@ -196,12 +215,22 @@ impl Policy {
         );
         let (jail_root, workspace_root) = match server {
             Server::Terminal => (
-                Some(root(jail_pick, "jail_root", "SAFE_MCP_JAIL_ROOT")?),
+                Some(root(
+                    jail_pick,
+                    ("jail_root", "SAFE_MCP_JAIL_ROOT"),
+                    overrides.jail_root.is_some(),
+                    file,
+                )?),
                 ws_pick.and_then(|p| p.canonicalize().ok()),
             ),
             Server::Files => (
                 jail_pick.and_then(|p| p.canonicalize().ok()),
-                Some(root(ws_pick, "workspace_root", "SAFE_MCP_WORKSPACE_ROOT")?),
+                Some(root(
+                    ws_pick,
+                    ("workspace_root", "SAFE_MCP_WORKSPACE_ROOT"),
+                    overrides.workspace_root.is_some(),
+                    file,
+                )?),
             ),
         };
         let mut roots: Vec<(&'static str, &Path)> = Vec::new();

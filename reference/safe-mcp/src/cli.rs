@@ -74,6 +74,13 @@ fn init_tracing() {
         .try_init();
 }
 
+/// From now on every log line also passes the policy's redactor (its `extra_patterns`), the
+/// one the audit and the results use.
+fn redact_logs_with(policy: &Policy) {
+    let redactor = policy.redactor.clone();
+    mcp_safety_core::redact::log::also_redact(move |line| redactor.redact(line));
+}
+
 /// `--config` if given, else `SAFE_MCP_POLICY_FILE` (non-empty), else a fatal error.
 fn policy_path(config: Option<PathBuf>) -> Result<PathBuf, &'static str> {
     config
@@ -108,6 +115,7 @@ fn terminal(config: Option<PathBuf>) -> ExitCode {
         Ok(p) => p,
         Err(e) => return fatal(e),
     };
+    redact_logs_with(&policy);
     let Some(terminal) = Terminal::new(policy) else {
         return fatal("jail_root is required");
     };
@@ -137,6 +145,7 @@ fn files(config: Option<PathBuf>) -> ExitCode {
         Ok(p) => p,
         Err(e) => return fatal(e),
     };
+    redact_logs_with(&policy);
     let text = match std::fs::read_to_string(&path) {
         Ok(t) => t,
         Err(e) => return fatal(format_args!("cannot read {}: {e}", path.display())),

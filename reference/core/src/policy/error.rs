@@ -36,10 +36,10 @@ pub enum PolicyError {
         env: &'static str,
     },
     /// A root directory does not exist or is not a directory.
-    #[error("{key} {path} is not an existing directory")]
+    #[error("{origin} = {path:?} is not an existing directory (create it or correct the path)")]
     RootNotDirectory {
-        /// The policy key.
-        key: &'static str,
+        /// Where the value came from: the environment variable, or the key in the file.
+        origin: String,
         /// The path as resolved.
         path: String,
     },

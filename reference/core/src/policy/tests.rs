@@ -269,3 +269,47 @@ proptest! {
         prop_assert_eq!(v.allowed, expect, "{:?}", v);
     }
 }
+
+#[test]
+fn a_startup_failure_names_where_the_bad_value_came_from() {
+    let (tmp, file) = setup();
+    let shown = file.display().to_string();
+    let err = load(
+        "[terminal]\njail_root = \"jail\"\nbogus = 1\n",
+        &file,
+        &Overrides::default(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.starts_with(&format!("invalid policy file: {shown} line 3, column 1: ")),
+        "{err}"
+    );
+    assert!(
+        !err.contains('\n') && !err.contains('|'),
+        "one line, no caret art: {err}"
+    );
+    let err = load(
+        "[terminal]\njail_root = \"missing\"\n",
+        &file,
+        &Overrides::default(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.starts_with(&format!("jail_root in {shown} = \"")),
+        "{err}"
+    );
+    let from_env = Overrides {
+        jail_root: Some(tmp.path().join("nope").display().to_string()),
+        ..Overrides::default()
+    };
+    let err = load("[terminal]\njail_root = \"jail\"\n", &file, &from_env)
+        .unwrap_err()
+        .to_string();
+    assert!(err.starts_with("SAFE_MCP_JAIL_ROOT = \""), "{err}");
+    assert!(
+        err.ends_with("is not an existing directory (create it or correct the path)"),
+        "{err}"
+    );
+}

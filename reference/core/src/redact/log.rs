@@ -81,6 +81,19 @@ pub fn redact_log_text(line: &str) -> Cow<'_, str> {
     }
 }
 
+/// A server's own redaction (the safe-mcp policy's `extra_patterns`), applied to every log
+/// line after the built-in shapes once the server has read its configuration: one redactor
+/// for the audit, the results and the logs.
+type Extra = Box<dyn Fn(&str) -> Cow<'_, str> + Send + Sync>;
+
+static EXTRA: std::sync::OnceLock<Extra> = std::sync::OnceLock::new();
+
+/// Adds `redact` to what every [`RedactingWriter`] of this process applies (once: a second
+/// call is ignored, the first configuration is the process's).
+pub fn also_redact(redact: impl Fn(&str) -> Cow<'_, str> + Send + Sync + 'static) {
+    let _ = EXTRA.set(Box::new(redact));
+}
+
 /// A writer that redacts each write before passing it on: give it to the log subscriber
 /// (`with_writer(|| RedactingWriter::new(std::io::stderr()))`), which writes one whole event
 /// per call, so a secret is never split across two writes.
@@ -99,9 +112,12 @@ impl<W: Write> RedactingWriter<W> {
 impl<W: Write> Write for RedactingWriter<W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         let text = String::from_utf8_lossy(buf);
-        self.inner
-            .write_all(redact_log_text(&text).as_bytes())
-            .map(|()| buf.len())
+        let shaped = redact_log_text(&text);
+        let line = match EXTRA.get() {
+            Some(extra) => Cow::Owned(extra(&shaped).into_owned()),
+            None => shaped,
+        };
+        self.inner.write_all(line.as_bytes()).map(|()| buf.len())
     }
 
     fn flush(&mut self) -> io::Result<()> {
