@@ -161,24 +161,31 @@ fn outside(
 
 fn validate_files(raw: &raw::RawFiles) -> Result<(), PolicyError> {
     for (i, s) in raw.skip.iter().enumerate() {
+        let key = format!("files.skip[{i}].layer");
         match s.layer.as_deref() {
             Some("protection") | Some("restraint") => {}
             Some(other) => {
-                return Err(PolicyError::Invalid(format!(
-                    "files.skip[{i}] layer {other:?} must be \"protection\" or \"restraint\""
-                )));
+                return Err(PolicyError::string(
+                    key,
+                    other,
+                    "must be \"protection\" or \"restraint\"",
+                ));
             }
             None => {
-                return Err(PolicyError::Invalid(format!(
-                    "files.skip[{i}] has no layer (\"protection\" or \"restraint\" is required)"
-                )));
+                return Err(PolicyError::Value {
+                    key,
+                    value: None,
+                    problem: "is missing: the rule has no layer (add layer = \"protection\" or layer = \"restraint\")".into(),
+                });
             }
         }
     }
     if raw.max_plan_moves == Some(0) {
-        return Err(PolicyError::Invalid(
-            "files.max_plan_moves must be at least 1".into(),
-        ));
+        return Err(PolicyError::Value {
+            key: "files.max_plan_moves".into(),
+            value: Some("0".into()),
+            problem: "must be at least 1".into(),
+        });
     }
     Ok(())
 }
@@ -203,9 +210,11 @@ impl Policy {
             .or(raw.audit_fail_mode.clone())
             .unwrap_or_else(|| "closed".into());
         let audit_fail_mode = FailMode::parse(&mode_text).ok_or_else(|| {
-            PolicyError::Invalid(format!(
-                "audit_fail_mode {mode_text:?} must be \"closed\" or \"open\""
-            ))
+            PolicyError::string(
+                "audit_fail_mode",
+                &mode_text,
+                "must be \"closed\" or \"open\"",
+            )
         })?;
         let jail_pick = pick(&overrides.jail_root, &raw.terminal.jail_root, &file_dir);
         let ws_pick = pick(

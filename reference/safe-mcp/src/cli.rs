@@ -9,9 +9,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use mcp_safety_core::policy::{Overrides, Policy, Server};
+use mcp_safety_core::policy::{Policy, Server};
 use mcp_stdio_guard::serve_stdio;
 
+use crate::config;
 use crate::files::Organizer;
 use crate::files_server::FilesServer;
 use crate::server::TerminalServer;
@@ -81,17 +82,6 @@ fn redact_logs_with(policy: &Policy) {
     mcp_safety_core::redact::log::also_redact(move |line| redactor.redact(line));
 }
 
-/// `--config` if given, else `SAFE_MCP_POLICY_FILE` (non-empty), else a fatal error.
-fn policy_path(config: Option<PathBuf>) -> Result<PathBuf, &'static str> {
-    config
-        .or_else(|| {
-            std::env::var_os("SAFE_MCP_POLICY_FILE")
-                .filter(|v| !v.is_empty())
-                .map(PathBuf::from)
-        })
-        .ok_or("no policy file: pass --config PATH or set SAFE_MCP_POLICY_FILE")
-}
-
 /// The `safe-mcp` entry point.
 pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
@@ -107,12 +97,8 @@ pub fn main() -> ExitCode {
 
 fn terminal(config: Option<PathBuf>) -> ExitCode {
     init_tracing();
-    let path = match policy_path(config) {
-        Ok(p) => p,
-        Err(e) => return fatal(e),
-    };
-    let policy = match Policy::load(&path, &Overrides::from_env(), Server::Terminal) {
-        Ok(p) => p,
+    let policy = match config::load(config, Server::Terminal) {
+        Ok(loaded) => loaded.policy,
         Err(e) => return fatal(e),
     };
     redact_logs_with(&policy);
@@ -137,20 +123,12 @@ fn terminal(config: Option<PathBuf>) -> ExitCode {
 
 fn files(config: Option<PathBuf>) -> ExitCode {
     init_tracing();
-    let path = match policy_path(config) {
-        Ok(p) => p,
+    let loaded = match config::load(config, Server::Files) {
+        Ok(loaded) => loaded,
         Err(e) => return fatal(e),
     };
-    let policy = match Policy::load(&path, &Overrides::from_env(), Server::Files) {
-        Ok(p) => p,
-        Err(e) => return fatal(e),
-    };
-    redact_logs_with(&policy);
-    let text = match std::fs::read_to_string(&path) {
-        Ok(t) => t,
-        Err(e) => return fatal(format_args!("cannot read {}: {e}", path.display())),
-    };
-    let organizer = match Organizer::new(policy, &text) {
+    redact_logs_with(&loaded.policy);
+    let organizer = match Organizer::with_files(loaded.policy, &loaded.raw.files) {
         Ok(o) => o,
         Err(e) => return fatal(e),
     };

@@ -1,6 +1,7 @@
 //! The rmcp face of the file organizer: six tools, none of which deletes, each returning an
-//! [`OperationResult`] as structured content. Bodies run on the blocking pool (they fsync
-//! the audit trail and the journal).
+//! [`OperationResult`] as structured content, a refusal (`ok: false`) with `isError: true`
+//! (`src/blocking.rs`). Bodies run on the blocking pool (they fsync the audit trail and the
+//! journal).
 
 use std::sync::{Arc, OnceLock};
 
@@ -11,7 +12,7 @@ use rmcp::{ErrorData, RoleServer, tool, tool_handler, tool_router};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::blocking::on_blocking_pool;
+use crate::blocking::{Answer, on_blocking_pool};
 use crate::files::Organizer;
 use crate::result::OperationResult;
 
@@ -82,7 +83,7 @@ impl FilesServer {
         }
     }
 
-    async fn blocking<F>(&self, action: &'static str, f: F) -> Json<OperationResult>
+    async fn blocking<F>(&self, action: &'static str, f: F) -> Answer
     where
         F: FnOnce(&Organizer) -> OperationResult + Send + 'static,
     {
@@ -105,7 +106,7 @@ impl FilesServer {
     async fn list_files(
         &self,
         Parameters(input): Parameters<ListFilesInput>,
-    ) -> Json<OperationResult> {
+    ) -> Result<Json<OperationResult>, Json<OperationResult>> {
         self.blocking("list_files", move |o| o.list_files(input.subdir.as_deref()))
             .await
     }
@@ -121,7 +122,10 @@ impl FilesServer {
             open_world_hint = false
         )
     )]
-    async fn plan_organize(&self, Parameters(_): Parameters<NoInput>) -> Json<OperationResult> {
+    async fn plan_organize(
+        &self,
+        Parameters(_): Parameters<NoInput>,
+    ) -> Result<Json<OperationResult>, Json<OperationResult>> {
         self.blocking("plan_organize", |o| o.plan_organize()).await
     }
 
@@ -138,7 +142,7 @@ impl FilesServer {
     async fn apply_plan(
         &self,
         Parameters(input): Parameters<ApplyPlanInput>,
-    ) -> Json<OperationResult> {
+    ) -> Result<Json<OperationResult>, Json<OperationResult>> {
         self.blocking("apply_plan", move |o| o.apply_plan(&input.plan_id))
             .await
     }
@@ -156,7 +160,7 @@ impl FilesServer {
     async fn move_file(
         &self,
         Parameters(input): Parameters<MoveFileInput>,
-    ) -> Json<OperationResult> {
+    ) -> Result<Json<OperationResult>, Json<OperationResult>> {
         self.blocking("move_file", move |o| o.move_file(&input.src, &input.dest))
             .await
     }
@@ -171,7 +175,10 @@ impl FilesServer {
             open_world_hint = false
         )
     )]
-    async fn undo_last_action(&self, Parameters(_): Parameters<NoInput>) -> Json<OperationResult> {
+    async fn undo_last_action(
+        &self,
+        Parameters(_): Parameters<NoInput>,
+    ) -> Result<Json<OperationResult>, Json<OperationResult>> {
         self.blocking("undo_last_action", |o| o.undo_last_action())
             .await
     }
@@ -185,7 +192,10 @@ impl FilesServer {
             open_world_hint = false
         )
     )]
-    async fn redo_last_action(&self, Parameters(_): Parameters<NoInput>) -> Json<OperationResult> {
+    async fn redo_last_action(
+        &self,
+        Parameters(_): Parameters<NoInput>,
+    ) -> Result<Json<OperationResult>, Json<OperationResult>> {
         self.blocking("redo_last_action", |o| o.redo_last_action())
             .await
     }

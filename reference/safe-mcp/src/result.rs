@@ -1,6 +1,6 @@
 //! The `OperationResult` every safe-mcp tool returns, exactly as the document names its
-//! fields, and the result codes. Domain refusals are results (`ok: false`), not MCP errors,
-//! so a client always gets the code and the reason.
+//! fields, and the result codes. Domain refusals are tool results (`ok: false`, sent with
+//! `isError: true`), not JSON-RPC errors, so a client always gets the code and the reason.
 
 use schemars::JsonSchema;
 use serde::Serialize;

@@ -1,6 +1,7 @@
 //! The rmcp face of the terminal: `run_command` and `explain_command`, each returning an
-//! [`OperationResult`] as structured content. Bodies run on the blocking pool (they fsync the
-//! audit trail and wait for the child).
+//! [`OperationResult`] as structured content, a refusal (`ok: false`) with `isError: true`
+//! (`src/blocking.rs`). Bodies run on the blocking pool (they fsync the audit trail and wait
+//! for the child).
 
 use std::sync::{Arc, OnceLock};
 
@@ -11,7 +12,7 @@ use rmcp::{ErrorData, RoleServer, tool, tool_handler, tool_router};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::blocking::on_blocking_pool;
+use crate::blocking::{Answer, on_blocking_pool};
 use crate::result::OperationResult;
 use crate::terminal::Terminal;
 
@@ -70,7 +71,7 @@ impl TerminalServer {
         }
     }
 
-    async fn blocking<F>(&self, action: &'static str, f: F) -> Json<OperationResult>
+    async fn blocking<F>(&self, action: &'static str, f: F) -> Answer
     where
         F: FnOnce(&Terminal) -> OperationResult + Send + 'static,
     {
@@ -94,7 +95,7 @@ impl TerminalServer {
     async fn run_command(
         &self,
         Parameters(input): Parameters<RunCommandInput>,
-    ) -> Json<OperationResult> {
+    ) -> Result<Json<OperationResult>, Json<OperationResult>> {
         self.blocking("run_command", move |t| {
             t.run_command(&input.command, input.cwd.as_deref())
         })
@@ -114,7 +115,7 @@ impl TerminalServer {
     async fn explain_command(
         &self,
         Parameters(input): Parameters<ExplainCommandInput>,
-    ) -> Json<OperationResult> {
+    ) -> Result<Json<OperationResult>, Json<OperationResult>> {
         self.blocking("explain_command", move |t| {
             t.explain_command(&input.command)
         })

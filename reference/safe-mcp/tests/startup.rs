@@ -1,6 +1,7 @@
 //! Startup contract: every configuration failure is one `fatal:` line on stderr, a nonzero
 //! exit and nothing on stdout; `--config` wins over `SAFE_MCP_POLICY_FILE`; environment
-//! overrides win over keys.
+//! overrides win over keys (and the message names the variable). The exact text of each
+//! message: `tests/config_messages.rs`.
 
 #![allow(clippy::unwrap_used)]
 
@@ -42,19 +43,16 @@ fn no_policy_path_refuses() {
 fn policy_file_failures() {
     let sb = Sandbox::new();
     let cases: &[(&str, &str)] = &[
-        ("not toml at all", "invalid policy file"),
-        ("[terminal]\n", "jail_root is required"),
-        (
-            "[terminal]\njail_root = \"missing\"\n",
-            "not an existing directory",
-        ),
+        ("not toml at all", "policy.toml:1:5: "),
+        ("[terminal]\n", "terminal.jail_root is not set"),
+        ("[terminal]\njail_root = \"missing\"\n", "does not exist"),
         (
             "[terminal]\njail_root = \"policy.toml\"\n",
-            "not an existing directory",
+            "is not a directory",
         ),
         (
             "[terminal]\njail_root = \"jail\"\n[redaction]\nextra_patterns = [{ name = \"broken\", regex = \"[\" }]\n",
-            "invalid redaction pattern",
+            "does not compile (pattern \"broken\")",
         ),
         (
             "audit_log = \"jail/audit.jsonl\"\n[terminal]\njail_root = \"jail\"\n",
@@ -75,7 +73,7 @@ fn policy_file_failures() {
     c.arg("terminal")
         .arg("--config")
         .arg(sb.path("absent.toml"));
-    assert_fatal(c, "cannot read policy file");
+    assert_fatal(c, "cannot read the policy file");
 }
 
 #[test]
@@ -106,20 +104,20 @@ fn config_flag_beats_the_env_var_and_env_beats_keys() {
         .arg("--config")
         .arg(&good)
         .env("SAFE_MCP_JAIL_ROOT", sb.path("policy.toml"));
-    assert_fatal(c, "not an existing directory");
+    assert_fatal(c, "SAFE_MCP_JAIL_ROOT=");
     // SAFE_MCP_AUDIT_LOG overrides the key: into the jail is fatal.
     let mut c = cmd();
     c.arg("terminal")
         .arg("--config")
         .arg(&good)
         .env("SAFE_MCP_AUDIT_LOG", sb.path("jail/a.jsonl"));
-    assert_fatal(c, "must be outside");
+    assert_fatal(c, "SAFE_MCP_AUDIT_LOG=");
     let mut c = cmd();
     c.arg("terminal")
         .arg("--config")
         .arg(&good)
         .env("SAFE_MCP_AUDIT_FAIL_MODE", "sometimes");
-    assert_fatal(c, "audit_fail_mode");
+    assert_fatal(c, "SAFE_MCP_AUDIT_FAIL_MODE=");
 }
 
 #[test]

@@ -16,16 +16,19 @@ pub enum PolicyError {
     /// The policy file is not valid TOML or does not have the expected shape.
     #[error("invalid policy file: {0}")]
     Parse(String),
-    /// A value is structurally fine but not acceptable.
-    #[error("invalid policy: {0}")]
-    Invalid(String),
-    /// An operator redaction regex does not compile.
-    #[error("invalid redaction pattern {name:?}: {reason}")]
-    Regex {
-        /// The pattern's `name`.
-        name: String,
-        /// The regex engine's first line of complaint.
-        reason: String,
+    /// A value is structurally fine but not acceptable (or a required one is missing). The
+    /// key is a path into the file, so a caller can say where the value came from: the
+    /// file's line, or the environment variable overriding the key.
+    #[error("invalid policy: {key}{} {problem}", shown_value(value))]
+    Value {
+        /// The key's path as written, with positions in arrays:
+        /// `terminal.limits.timeout_seconds`, `terminal.allowlist.commands[2]`,
+        /// `redaction.extra_patterns[0].regex`, `files.skip[1].layer`.
+        key: String,
+        /// The value as TOML would write it (`0`, `"bin/ls"`, `true`); `None` when missing.
+        value: Option<String>,
+        /// What is wrong with it (`must be in (0, 86400]`).
+        problem: String,
     },
     /// A root directory is neither in the file nor in its environment variable.
     #[error("{key} is required (set it in the policy file or via {env})")]
@@ -56,4 +59,23 @@ pub enum PolicyError {
         /// The jail path.
         jail: String,
     },
+}
+
+/// ` = VALUE` for [`PolicyError::Value`], nothing when the value is missing.
+fn shown_value(value: &Option<String>) -> String {
+    value
+        .as_ref()
+        .map(|v| format!(" = {v}"))
+        .unwrap_or_default()
+}
+
+impl PolicyError {
+    /// A [`PolicyError::Value`] for the string `value` of `key`.
+    pub(crate) fn string(key: impl Into<String>, value: &str, problem: impl Into<String>) -> Self {
+        PolicyError::Value {
+            key: key.into(),
+            value: Some(format!("{value:?}")),
+            problem: problem.into(),
+        }
+    }
 }

@@ -21,27 +21,32 @@ impl TryFrom<&RawRedaction> for Redactor {
     type Error = PolicyError;
     fn try_from(raw: &RawRedaction) -> Result<Self, PolicyError> {
         if raw.entropy_fallback == Some(true) {
-            return Err(PolicyError::Invalid(
-                "redaction.entropy_fallback = true is not supported by this implementation".into(),
-            ));
+            return Err(PolicyError::Value {
+                key: "redaction.entropy_fallback".into(),
+                value: Some("true".into()),
+                problem: "is not supported by this implementation (remove it or set it to false)"
+                    .into(),
+            });
         }
         let mut extra = Vec::new();
-        for p in &raw.extra_patterns {
+        for (i, p) in raw.extra_patterns.iter().enumerate() {
+            let key = format!("redaction.extra_patterns[{i}].regex");
             if p.regex.is_empty() {
-                return Err(PolicyError::Regex {
-                    name: p.name.clone(),
-                    reason: "empty pattern would match everywhere".into(),
-                });
+                return Err(PolicyError::string(
+                    key,
+                    &p.regex,
+                    format!("is empty and would match everywhere (pattern {:?})", p.name),
+                ));
             }
-            let re = Regex::new(&p.regex).map_err(|e| PolicyError::Regex {
-                name: p.name.clone(),
-                reason: e
-                    .to_string()
-                    .lines()
-                    .last()
-                    .unwrap_or("does not compile")
-                    .trim()
-                    .to_string(),
+            let re = Regex::new(&p.regex).map_err(|e| {
+                let why = e.to_string();
+                let why = why.lines().last().unwrap_or("").trim();
+                let why = why.strip_prefix("error: ").unwrap_or(why);
+                PolicyError::string(
+                    key,
+                    &p.regex,
+                    format!("does not compile (pattern {:?}): {why}", p.name),
+                )
             })?;
             extra.push((p.name.clone(), re));
         }

@@ -73,13 +73,16 @@ impl Verdict {
     }
 }
 
-fn command_name(raw: &str, what: &str) -> Result<String, PolicyError> {
+/// `raw`, the value of `key`, as a command: a bare name or an absolute path.
+fn command_name(raw: &str, key: String) -> Result<String, PolicyError> {
     let c = raw.trim();
     let relative_path = c.contains('/') && !c.starts_with('/');
     if c.is_empty() || relative_path || c.ends_with('/') {
-        return Err(PolicyError::Invalid(format!(
-            "{what} entry {raw:?} must be a bare command name or an absolute path"
-        )));
+        return Err(PolicyError::string(
+            key,
+            raw,
+            "must be a bare command name or an absolute path",
+        ));
     }
     Ok(c.to_string())
 }
@@ -89,22 +92,25 @@ pub fn file_name(command: &str) -> &str {
     command.rsplit('/').next().unwrap_or(command)
 }
 
-impl TryFrom<RawRule> for ArgRule {
-    type Error = PolicyError;
-    fn try_from(raw: RawRule) -> Result<Self, PolicyError> {
-        let command = command_name(&raw.command, "terminal.rules command")?;
+impl ArgRule {
+    /// `[[terminal.rules]]` entry number `index` (for the keys its errors name).
+    fn from_raw(index: usize, raw: &RawRule) -> Result<Self, PolicyError> {
+        let command = command_name(&raw.command, format!("terminal.rules[{index}].command"))?;
         let mut deny_args = Vec::new();
-        for d in &raw.deny_args {
+        for (j, d) in raw.deny_args.iter().enumerate() {
             let toks: Vec<String> = d.split_whitespace().map(str::to_string).collect();
             if toks.is_empty() {
-                return Err(PolicyError::Invalid(format!(
-                    "terminal.rules for {command:?} has an empty deny_args entry"
-                )));
+                return Err(PolicyError::string(
+                    format!("terminal.rules[{index}].deny_args[{j}]"),
+                    d,
+                    format!("is empty (in the rule for {command:?})"),
+                ));
             }
             deny_args.push(toks);
         }
         let reason = raw
             .reason
+            .clone()
             .filter(|r| !r.trim().is_empty())
             .unwrap_or_else(|| format!("a rule denies these arguments to '{command}'"));
         Ok(ArgRule {
@@ -118,17 +124,21 @@ impl TryFrom<RawRule> for ArgRule {
 fn limits(raw: &RawLimits) -> Result<(Duration, usize), PolicyError> {
     let t = raw.timeout_seconds.unwrap_or(DEFAULT_TIMEOUT_SECONDS);
     if !(t > 0.0 && t <= MAX_TIMEOUT_SECONDS) {
-        return Err(PolicyError::Invalid(format!(
-            "terminal.limits.timeout_seconds must be in (0, {MAX_TIMEOUT_SECONDS}]"
-        )));
+        return Err(PolicyError::Value {
+            key: "terminal.limits.timeout_seconds".into(),
+            value: Some(t.to_string()),
+            problem: format!("must be in (0, {MAX_TIMEOUT_SECONDS}]"),
+        });
     }
     let cap = raw
         .max_output_bytes
         .unwrap_or(DEFAULT_MAX_OUTPUT_BYTES as u64);
     if cap == 0 || cap > MAX_OUTPUT_CAP {
-        return Err(PolicyError::Invalid(format!(
-            "terminal.limits.max_output_bytes must be in [1, {MAX_OUTPUT_CAP}]"
-        )));
+        return Err(PolicyError::Value {
+            key: "terminal.limits.max_output_bytes".into(),
+            value: Some(cap.to_string()),
+            problem: format!("must be in [1, {MAX_OUTPUT_CAP}]"),
+        });
     }
     Ok((Duration::from_secs_f64(t), cap as usize))
 }
@@ -140,24 +150,21 @@ impl TryFrom<&RawTerminal> for TerminalPolicy {
             .allowlist
             .commands
             .iter()
-            .map(|c| command_name(c, "terminal.allowlist"))
+            .enumerate()
+            .map(|(i, c)| command_name(c, format!("terminal.allowlist.commands[{i}]")))
             .collect::<Result<_, _>>()?;
         let deny = raw
             .denylist
             .commands
             .iter()
-            .map(|c| command_name(c, "terminal.denylist"))
+            .enumerate()
+            .map(|(i, c)| command_name(c, format!("terminal.denylist.commands[{i}]")))
             .collect::<Result<_, _>>()?;
         let rules = raw
             .rules
             .iter()
-            .map(|r| {
-                ArgRule::try_from(RawRule {
-                    command: r.command.clone(),
-                    deny_args: r.deny_args.clone(),
-                    reason: r.reason.clone(),
-                })
-            })
+            .enumerate()
+            .map(|(i, r)| ArgRule::from_raw(i, r))
             .collect::<Result<_, _>>()?;
         let (timeout, max_output_bytes) = limits(&raw.limits)?;
         Ok(TerminalPolicy {

@@ -97,7 +97,7 @@ fn startup_failures() {
         ),
         (
             "[terminal]\njail_root = \"jail\"\n[redaction]\nextra_patterns=[{name=\"x\", regex=\"(\"}]\n",
-            "invalid redaction pattern \"x\"",
+            "redaction.extra_patterns[0].regex = \"(\" does not compile (pattern \"x\")",
         ),
         (
             "audit_log = \"jail/audit.jsonl\"\n[terminal]\njail_root = \"jail\"\n",

@@ -16,6 +16,8 @@ use regex::Regex;
 
 use super::{REDACTED, redact_str};
 
+mod literals;
+
 /// A secret-looking key or flag name (the audit log's markers, as a pattern).
 const SECRET_NAME: &str = r"[A-Za-z0-9_.\-]*(?i:token|password|passwd|secret|api[_\-]?key|apikey|authorization|credential|private[_\-]?key|access[_\-]?key|cookie)[A-Za-z0-9_.\-]*";
 
@@ -53,27 +55,47 @@ fn shapes() -> &'static [(Regex, String)] {
 /// `line` with secret-keyed values, argv secrets and credential-looking substrings redacted,
 /// whichever of the Debug, JSON or escaped-JSON renderings they appear in.
 pub fn redact_log_text(line: &str) -> Cow<'_, str> {
-    let mut out: Cow<'_, str> = Cow::Borrowed(line);
+    redact_log_text_with(line, redact_str)
+}
+
+/// [`redact_log_text`] with `strings` as the rules for plain strings instead of the built-in
+/// ones: a server passes the redactor its audit uses, so a log line carries no more of a
+/// secret than the audit does.
+///
+/// Three passes. The log-only shapes, on the line as written (they know the escaped forms).
+/// Then every string literal of the line (`"..."`, as `Debug` and JSON write them, and the
+/// literals of a JSON text inside one) goes through `strings` as the plain string it stands
+/// for, escapes undone ([`literals`]): the audit redacts each string value, so a pattern
+/// anchored at its start or end, spanning a line break or with a quote in it matches there
+/// exactly as in the audit, and the literal is written back escaped as before. Last, the
+/// whole line, with its escaped line breaks made real while `strings` runs (a `KEY=VALUE`
+/// ends at a line break, a PEM block spans them) and escaped again so one event stays one
+/// line.
+pub fn redact_log_text_with<'a, F>(line: &'a str, strings: F) -> Cow<'a, str>
+where
+    F: for<'s> Fn(&'s str) -> Cow<'s, str>,
+{
+    let mut out: Cow<'a, str> = Cow::Borrowed(line);
     for (re, rep) in shapes() {
         if re.is_match(&out) {
             out = Cow::Owned(re.replace_all(&out, rep.as_str()).into_owned());
         }
     }
-    // Debug and JSON renderings escape line breaks: make them real while the string rules
-    // run (a `KEY=VALUE` ends at a line break, a PEM block spans them), then escape them again
-    // so one event stays one line.
+    if let Cow::Owned(o) = literals::redact_literals(&out, &strings, literals::DEPTH) {
+        out = Cow::Owned(o);
+    }
     let (body, end) = match out.strip_suffix('\n') {
         Some(body) => (body, "\n"),
         None => (out.as_ref(), ""),
     };
     if !body.contains("\\n") && !body.contains("\\r") && !body.contains(['\n', '\r']) {
-        return match redact_str(&out) {
+        return match strings(&out) {
             Cow::Borrowed(_) => out,
             Cow::Owned(s) => Cow::Owned(s),
         };
     }
     let real = body.replace("\\n", "\n").replace("\\r", "\r");
-    match redact_str(&real) {
+    match strings(&real) {
         Cow::Borrowed(_) => out,
         Cow::Owned(redacted) => {
             Cow::Owned(redacted.replace('\n', "\\n").replace('\r', "\\r") + end)
@@ -81,17 +103,30 @@ pub fn redact_log_text(line: &str) -> Cow<'_, str> {
     }
 }
 
-/// A server's own redaction (the safe-mcp policy's `extra_patterns`), applied to every log
-/// line after the built-in shapes once the server has read its configuration: one redactor
-/// for the audit, the results and the logs.
+/// A server's own redaction (the safe-mcp policy's `Redactor`, its `extra_patterns` and the
+/// built-in rules), used by every log line as its rules for plain strings once the server
+/// has read its configuration: one redactor for the audit, the results and the logs.
 type Extra = Box<dyn Fn(&str) -> Cow<'_, str> + Send + Sync>;
 
 static EXTRA: std::sync::OnceLock<Extra> = std::sync::OnceLock::new();
 
-/// Adds `redact` to what every [`RedactingWriter`] of this process applies (once: a second
-/// call is ignored, the first configuration is the process's).
+/// Makes `redact` the rules for plain strings of every [`RedactingWriter`] of this process,
+/// followed by the built-in ones (so a redactor that is switched off still leaves a log line
+/// no less redacted than the built-in rules do). Once: a second call is ignored, the first
+/// configuration is the process's.
 pub fn also_redact(redact: impl Fn(&str) -> Cow<'_, str> + Send + Sync + 'static) {
     let _ = EXTRA.set(Box::new(redact));
+}
+
+/// `s` through the server's redactor (if one was given) and then the built-in rules.
+fn server_rules(s: &str) -> Cow<'_, str> {
+    let Some(extra) = EXTRA.get() else {
+        return redact_str(s);
+    };
+    match extra(s) {
+        Cow::Borrowed(_) => redact_str(s),
+        Cow::Owned(e) => Cow::Owned(redact_str(&e).into_owned()),
+    }
 }
 
 /// A writer that redacts each write before passing it on: give it to the log subscriber
@@ -112,11 +147,7 @@ impl<W: Write> RedactingWriter<W> {
 impl<W: Write> Write for RedactingWriter<W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         let text = String::from_utf8_lossy(buf);
-        let shaped = redact_log_text(&text);
-        let line = match EXTRA.get() {
-            Some(extra) => Cow::Owned(extra(&shaped).into_owned()),
-            None => shaped,
-        };
+        let line = redact_log_text_with(&text, server_rules);
         self.inner.write_all(line.as_bytes()).map(|()| buf.len())
     }
 
@@ -183,6 +214,54 @@ mod tests {
         let r = redact_log_text(pem);
         assert!(!r.contains("MIIEsecretbody"), "{r}");
         assert_eq!(r.matches('\n').count(), 1, "one event, one line: {r}");
+    }
+
+    /// A quoted `KEY="VALUE"` logged inside a `Debug` string has its quotes escaped (`\"`):
+    /// the audit redacts the quoted value, so the log line must too.
+    #[test]
+    fn a_quoted_secret_value_behind_escaped_quotes_is_redacted() {
+        let line = r#"arguments: Some({"command": String("echo password=\"S13-secret\" x password=\"S13-secret\"")})"#;
+        let r = redact_log_text(line);
+        assert!(!r.contains("S13-secret"), "{r}");
+        assert!(r.contains(REDACTED), "{r}");
+        assert!(r.contains("x password="), "the rest of the line stays: {r}");
+    }
+
+    /// Rules for plain strings (a server's own patterns) see the text before escaping: a
+    /// pattern anchored at a line start, one with a quote in it, and the same in JSON inside
+    /// `Debug` (two levels of escaping), each twice on one line.
+    #[test]
+    fn string_rules_see_the_text_before_it_was_escaped() {
+        fn rules(s: &str) -> Cow<'_, str> {
+            let pin = Regex::new(r"(?m)^PIN-[0-9]{4}$").expect("regex");
+            let quoted = Regex::new(r#"code="[0-9]{5}""#).expect("regex");
+            let once = pin.replace_all(s, REDACTED);
+            match quoted.replace_all(&once, REDACTED) {
+                Cow::Borrowed(_) => once,
+                Cow::Owned(o) => Cow::Owned(o),
+            }
+        }
+        for (line, secret) in [
+            (r#"String("echo a\nPIN-4321\nb\nPIN-4321")"#, "PIN-4321"),
+            (r#"String("echo code=\"98765\" x code=\"98765\"")"#, "98765"),
+            (
+                r#"text: "{\"stdout\":\"a\\nPIN-1234\\nPIN-1234\\n\"}""#,
+                "PIN-1234",
+            ),
+        ] {
+            let line = format!("{line}\n");
+            let r = redact_log_text_with(&line, rules);
+            assert!(!r.contains(secret), "{secret} leaked: {r}");
+            assert_eq!(r.matches(REDACTED).count(), 2, "both: {r}");
+            assert_eq!(r.matches('\n').count(), 1, "one event, one line: {r}");
+            assert!(r.ends_with('\n'), "{r}");
+        }
+    }
+
+    #[test]
+    fn an_escaped_line_without_secrets_is_written_as_it_came() {
+        let line = "DEBUG text: String(\"say \\\"hi\\\"\\nbye C:\\\\dir\")\n";
+        assert!(matches!(redact_log_text(line), Cow::Borrowed(_)));
     }
 
     #[test]

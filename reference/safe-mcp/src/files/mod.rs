@@ -24,6 +24,7 @@ use std::sync::Mutex;
 
 use mcp_safety_core::clock::{Clock, SystemClock};
 use mcp_safety_core::jail::{JailError, RelPath};
+use mcp_safety_core::policy::raw::RawFiles;
 use mcp_safety_core::policy::{Policy, Redactor};
 use mcp_safety_core::trail::AuditTrail;
 use serde_json::{Map, Value, json};
@@ -32,7 +33,7 @@ use crate::audited::audited;
 use crate::result::{Code, OperationResult};
 use fsops::{FsError, Kind};
 use journal::{Action, Journal, Move};
-use rules::{Rules, Verdict};
+use rules::{RuleError, Rules, Verdict};
 
 /// Largest plan when the policy sets none.
 pub const DEFAULT_MAX_PLAN_MOVES: usize = 500;
@@ -81,15 +82,25 @@ fn fs_refusal(action: &str, e: &FsError) -> OperationResult {
 impl Organizer {
     /// From the validated policy and the policy file's text (for `[files]` rules).
     pub fn new(policy: Policy, policy_text: &str) -> Result<Organizer, String> {
-        let root = policy
-            .workspace_root
-            .clone()
-            .ok_or("workspace_root is required")?;
         let raw: mcp_safety_core::policy::raw::RawPolicy =
             toml::from_str(policy_text).map_err(|e| e.to_string())?;
-        let rules = Rules::from_raw(&raw.files)?;
-        let max_plan_moves = raw
-            .files
+        Organizer::with_files(policy, &raw.files).map_err(|e| e.to_string())
+    }
+
+    /// From the validated policy and its `[files]` section as parsed (the server's startup
+    /// parses the file once; [`crate::config`] names the line of a bad rule).
+    pub fn with_files(policy: Policy, files: &RawFiles) -> Result<Organizer, RuleError> {
+        // A policy loaded for `Server::Files` always has one; this is for one loaded for
+        // the terminal.
+        let Some(root) = policy.workspace_root.clone() else {
+            return Err(RuleError {
+                key: "files.workspace_root".into(),
+                value: None,
+                problem: "is required by the files server".into(),
+            });
+        };
+        let rules = Rules::from_raw(files)?;
+        let max_plan_moves = files
             .max_plan_moves
             .map(|n| usize::try_from(n).unwrap_or(usize::MAX))
             .unwrap_or(DEFAULT_MAX_PLAN_MOVES);

@@ -90,13 +90,53 @@ fn extension(name: &str) -> Option<&str> {
     trimmed.rsplit_once('.').map(|(_, e)| e)
 }
 
+/// A `[files]` value the organizer cannot use: the key's path in the file (for the line an
+/// operator is shown), the value as TOML writes it, and what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuleError {
+    /// `files.categories."a/b"`, `files.skip[0].when[1]`.
+    pub key: String,
+    /// The value (`"bogus"`); `None` when the key itself is what is wrong (a category name).
+    pub value: Option<String>,
+    /// What is wrong with it.
+    pub problem: String,
+}
+
+impl std::fmt::Display for RuleError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.value {
+            Some(value) => write!(f, "{} = {value} {}", self.key, self.problem),
+            None => write!(f, "{} {}", self.key, self.problem),
+        }
+    }
+}
+
+impl std::error::Error for RuleError {}
+
+/// `name` as a key segment: bare when TOML allows it, else quoted.
+fn key_segment(name: &str) -> String {
+    let bare = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    if bare {
+        name.to_string()
+    } else {
+        format!("{name:?}")
+    }
+}
+
 impl Rules {
     /// From `[files]` (layers already validated by the core policy loader).
-    pub fn from_raw(raw: &RawFiles) -> Result<Rules, String> {
+    pub fn from_raw(raw: &RawFiles) -> Result<Rules, RuleError> {
         let mut categories = Vec::new();
         for (name, exts) in &raw.categories {
             if name.is_empty() || name.contains('/') || name == "." || name == ".." {
-                return Err(format!("files.categories: {name:?} is not a folder name"));
+                return Err(RuleError {
+                    key: format!("files.categories.{}", key_segment(name)),
+                    value: None,
+                    problem: "is not a folder name (a category is one folder under the workspace: not empty, \".\" or \"..\", no \"/\")".into(),
+                });
             }
             let exts = exts
                 .iter()
@@ -109,13 +149,24 @@ impl Rules {
             let protection = match s.layer.as_deref() {
                 Some("protection") => true,
                 Some("restraint") => false,
-                _ => return Err(format!("files.skip[{i}] has no valid layer")),
+                other => {
+                    return Err(RuleError {
+                        key: format!("files.skip[{i}].layer"),
+                        value: other.map(|v| format!("{v:?}")),
+                        problem: "must be \"protection\" or \"restraint\"".into(),
+                    });
+                }
             };
             let mut when = Vec::new();
-            for w in &s.when {
+            for (j, w) in s.when.iter().enumerate() {
                 when.push(
-                    Condition::parse(w)
-                        .ok_or_else(|| format!("files.skip[{i}] unknown condition {w:?}"))?,
+                    Condition::parse(w).ok_or_else(|| RuleError {
+                        key: format!("files.skip[{i}].when[{j}]"),
+                        value: Some(format!("{w:?}")),
+                        problem:
+                            "is not a condition (use dotfile, installer, unsafe-name or symlink)"
+                                .into(),
+                    })?,
                 );
             }
             skips.push(SkipRule {

@@ -7,7 +7,7 @@ use super::rules::{Rules, Verdict};
 use crate::result::Code;
 use mcp_safety_core::policy::raw::RawPolicy;
 
-fn rules(files: &str) -> Result<Rules, String> {
+fn rules(files: &str) -> Result<Rules, super::rules::RuleError> {
     let raw: RawPolicy = toml::from_str(files).unwrap();
     Rules::from_raw(&raw.files)
 }
@@ -55,14 +55,18 @@ fn each_condition_matches_what_it_names_and_nothing_else() {
         }
     ));
     let e = rules("[[files.skip]]\nlayer = \"restraint\"\nwhen = [\"bogus\"]\n").unwrap_err();
-    assert!(e.contains("unknown condition \"bogus\""), "{e}");
+    assert_eq!(
+        e.to_string(),
+        "files.skip[0].when[0] = \"bogus\" is not a condition (use dotfile, installer, unsafe-name or symlink)"
+    );
 }
 
 #[test]
 fn a_category_must_be_a_folder_name() {
     for bad in ["", "a/b", ".", ".."] {
         let e = rules(&format!("[files.categories]\n\"{bad}\" = [\".pdf\"]\n")).unwrap_err();
-        assert!(e.contains("is not a folder name"), "{bad:?}: {e}");
+        assert!(e.problem.contains("is not a folder name"), "{bad:?}: {e}");
+        assert_eq!(e.key, format!("files.categories.{bad:?}"));
     }
     for good in ["Docs", ".hidden", "a.b", "..."] {
         let r = rules(&format!("[files.categories]\n\"{good}\" = [\".PDF\"]\n")).unwrap();

@@ -84,7 +84,16 @@ pub struct Server {
 impl Server {
     /// Starts `safe-mcp terminal --config POLICY` with `env` added, and initializes.
     pub fn start(policy: &Path, env: &[(&str, &str)]) -> Server {
-        let mut s = Server::spawn("terminal", policy, env);
+        Server::start_mode("terminal", policy, env)
+    }
+
+    /// Starts `safe-mcp files --config POLICY` and initializes.
+    pub fn start_files(policy: &Path) -> Server {
+        Server::start_mode("files", policy, &[])
+    }
+
+    fn start_mode(mode: &str, policy: &Path, env: &[(&str, &str)]) -> Server {
+        let mut s = Server::spawn(mode, policy, env);
         let init = s.request(
             "initialize",
             json!({"protocolVersion": "2025-11-25", "capabilities": {},
@@ -105,6 +114,8 @@ impl Server {
             .env_remove("SAFE_MCP_JAIL_ROOT")
             .env_remove("SAFE_MCP_AUDIT_LOG")
             .env_remove("SAFE_MCP_AUDIT_FAIL_MODE")
+            .env_remove("SAFE_MCP_WORKSPACE_ROOT")
+            .env_remove("SAFE_MCP_FILES_JOURNAL")
             .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -156,8 +167,14 @@ impl Server {
 
     /// Calls `tool` and returns its structured `OperationResult`.
     pub fn call(&mut self, tool: &str, arguments: Value) -> Value {
+        self.call_result(tool, arguments)["structuredContent"].clone()
+    }
+
+    /// Calls `tool` and returns the whole `CallToolResult` (`isError`, `content`,
+    /// `structuredContent`).
+    pub fn call_result(&mut self, tool: &str, arguments: Value) -> Value {
         let r = self.request("tools/call", json!({"name": tool, "arguments": arguments}));
-        r["result"]["structuredContent"].clone()
+        r["result"].clone()
     }
 
     /// `run_command` with `command`.
