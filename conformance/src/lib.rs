@@ -27,6 +27,7 @@ pub mod sandbox;
 mod bench;
 mod fixture;
 mod probe;
+mod relay;
 mod say;
 mod session;
 mod sources;

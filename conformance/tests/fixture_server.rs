@@ -336,3 +336,85 @@ fn exit_at_start_and_crash_exit_codes() {
 fn path_str(path: &Path) -> &str {
     path.to_str().expect("utf-8 temp path")
 }
+
+/// A tools file's `entry_json` and `result_json` are JSON text served byte for byte: key
+/// order, number spellings (`1.0E2`, `-0`, `1`, integers past 64 bits) and unknown fields as
+/// written, in every generation (a modern `tools/list` result gets its own keys beside the
+/// entries, never inside them).
+#[test]
+fn json_text_entries_and_results_are_served_byte_for_byte() {
+    let entry = r#"{"inputSchema":{"required":["n"],"type":"object","properties":{"n":{"type":"number","maximum":1.0E2,"minimum":-0}}},"name":"odd","execution":{"taskSupport":"forbidden"},"x-future":{"big":12345678901234567890123}}"#;
+    let result = r#"{"structuredContent":{"z":1.50,"a":[1,2.0]},"content":[{"annotations":{"priority":1},"type":"text","text":"t"}],"x-extra":true}"#;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let tools = dir.path().join("tools.yaml");
+    std::fs::write(
+        &tools,
+        format!(
+            "tools:\n  - name: odd\n    kind: verbatim\n    entry_json: '{entry}'\n    result_json: '{result}'\n  - {{ name: echo, kind: echo }}\n"
+        ),
+    )
+    .expect("write tools file");
+    let mut server = Fixture::start(&["--tools", path_str(&tools), "--generation", "dual"]);
+    server.initialize();
+    server.request(json!(1), "tools/list", json!({}));
+    let listed = server.lines.recv_timeout(WAIT).expect("tools/list answer");
+    assert!(
+        listed.starts_with(&format!(
+            r#"{{"jsonrpc":"2.0","id":1,"result":{{"tools":[{entry},{{"name":"echo""#
+        )),
+        "{listed}"
+    );
+    server.request(
+        json!(2),
+        "tools/call",
+        json!({"name": "odd", "arguments": {}}),
+    );
+    let called = server.lines.recv_timeout(WAIT).expect("tools/call answer");
+    assert_eq!(
+        called,
+        format!(r#"{{"jsonrpc":"2.0","id":2,"result":{result}}}"#)
+    );
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                      "io.modelcontextprotocol/clientCapabilities": {}});
+    server.request(json!(3), "tools/list", json!({"_meta": meta}));
+    let modern = server
+        .lines
+        .recv_timeout(WAIT)
+        .expect("modern tools/list answer");
+    assert!(
+        modern.contains(&format!(r#""tools":[{entry},"#)),
+        "{modern}"
+    );
+    let value: Value = serde_json::from_str(&modern).expect("JSON");
+    assert_eq!(value["result"]["resultType"], "complete");
+}
+
+#[test]
+fn json_text_fields_are_checked_when_the_file_is_read() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let tools = dir.path().join("tools.yaml");
+    for (body, expected) in [
+        ("entry_json: '{\"name\": \"x\"'", "entry_json"),
+        ("entry_json: '{\"name\": \"other\"}'", "names `other`"),
+        ("entry_json: '[1]'", "entry_json"),
+        (
+            "entry_json: '{\"name\": \"x\"}'\n    description: twice",
+            "description",
+        ),
+    ] {
+        std::fs::write(
+            &tools,
+            format!("tools:\n  - name: x\n    kind: echo\n    {body}\n"),
+        )
+        .expect("write");
+        let output = Command::new(env!("CARGO_BIN_EXE_mcp-conformance"))
+            .args(["fixture-server", "--tools", path_str(&tools)])
+            .stdin(Stdio::null())
+            .output()
+            .expect("run");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{body}: {stderr}");
+        assert!(stderr.contains(expected), "{body}: {stderr}");
+        assert!(output.stdout.is_empty());
+    }
+}

@@ -1,7 +1,9 @@
 //! `mcp-conformance bench`: figures measured from outside the server process, so they mean
 //! the same for any implementation: spawn-to-initialize time, tool-call round trips, and the
-//! server's resident memory (from `/proc`). Benchmarks live here, not in tests: tests stay
-//! fast and deterministic, figures are printed for people to compare.
+//! server's resident memory (from `/proc`). Several targets, and the first one behind the
+//! relay (`--relay`, see `crate::relay`), are measured in one run and printed side by side
+//! (`calls`). Benchmarks live here, not in tests: tests stay fast and deterministic, figures
+//! are printed for people to compare.
 
 use crate::interp::Vars;
 use crate::model::{self, FileError};
@@ -9,18 +11,29 @@ use crate::process::Invocation;
 use crate::runner::{TargetCtx, context::build_invocation, create_sandbox, run_scenario_observed};
 use crate::sandbox::{Sandbox, SandboxSpec};
 use crate::say::say;
-use crate::session::Session;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+mod calls;
 
 /// Options of `mcp-conformance bench`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct BenchArgs {
-    /// The target file (default: fixtures/targets/reference-toolhub.yaml).
+    /// The target file or built-in target (default: fixtures/targets/reference-toolhub.yaml).
+    /// Repeat it to measure several targets in one run, side by side.
     #[arg(long, short)]
-    pub target: Option<PathBuf>,
+    pub target: Vec<PathBuf>,
+    /// Also measure the first target behind `mcp-conformance relay`, a process that copies
+    /// bytes both ways without reading them: the floor of any proxy in front of it. The
+    /// other targets' round trips are then given as multiples of the relay's.
+    #[arg(long, conflicts_with = "scenario")]
+    pub relay: bool,
+    /// Measure every target (and the relay) this many times, one after the other in each
+    /// round, so drift of the machine shows as a spread instead of favouring one of them.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    pub rounds: u32,
     /// The tool to call in the round-trip measurement.
     #[arg(long)]
     pub call: Option<String>,
@@ -74,12 +87,12 @@ impl Stats {
         })
     }
 
-    fn json(&self) -> Value {
+    pub(crate) fn json(&self) -> Value {
         json!({"count": self.count, "min_ms": self.min_ms, "median_ms": self.median_ms,
                "p99_ms": self.p99_ms, "max_ms": self.max_ms, "mean_ms": self.mean_ms})
     }
 
-    fn line(&self) -> String {
+    pub(crate) fn line(&self) -> String {
         format!(
             "median {:.3} ms  p99 {:.3} ms  (min {:.3}, max {:.3}, mean {:.3}; n={})",
             self.median_ms, self.p99_ms, self.min_ms, self.max_ms, self.mean_ms, self.count
@@ -90,17 +103,18 @@ impl Stats {
 pub use crate::process::proc_status_kib;
 
 /// A KiB figure as MiB for people (`n/a` when unknown).
-fn kib(v: Option<u64>) -> String {
+pub(crate) fn kib(v: Option<u64>) -> String {
     v.map(|k| format!("{:.1} MiB", k as f64 / 1024.0))
         .unwrap_or_else(|| "n/a".into())
 }
 
 /// Runs the benchmark on `runtime`; returns the process exit code (0 ok, 1 failed, 2 usage).
-pub fn run(args: BenchArgs, tctx: TargetCtx, runtime: tokio::runtime::Runtime) -> u8 {
+pub fn run(args: BenchArgs, targets: Vec<TargetCtx>, runtime: tokio::runtime::Runtime) -> u8 {
     let result = runtime.block_on(async {
-        match &args.scenario {
-            Some(file) => bench_scenario(&tctx, file).await,
-            None => bench_calls(&args, &tctx).await,
+        match (&args.scenario, targets.as_slice()) {
+            (Some(file), [tctx]) => bench_scenario(tctx, file).await,
+            (Some(_), _) => Err("--scenario runs on one target".to_owned()),
+            (None, _) => calls::bench_calls(&args, &targets).await,
         }
     });
     runtime.shutdown_timeout(Duration::from_secs(1));
@@ -123,7 +137,7 @@ pub fn run(args: BenchArgs, tctx: TargetCtx, runtime: tokio::runtime::Runtime) -
 }
 
 /// Prepares a sandbox and the server's invocation as a scenario without steps would.
-fn server_invocation(tctx: &TargetCtx) -> Result<(Sandbox, Invocation), String> {
+pub(crate) fn server_invocation(tctx: &TargetCtx) -> Result<(Sandbox, Invocation), String> {
     let mut vars: Vars = tctx.base_vars();
     let sandbox = create_sandbox(tctx, &SandboxSpec::default(), &mut vars)?;
     let inv = build_invocation(
@@ -136,112 +150,6 @@ fn server_invocation(tctx: &TargetCtx) -> Result<(Sandbox, Invocation), String> 
     )
     .map_err(|e| e.to_string())?;
     Ok((sandbox, inv))
-}
-
-fn initialize_params(tctx: &TargetCtx) -> Value {
-    let version = tctx
-        .target
-        .protocol_versions
-        .first()
-        .cloned()
-        .unwrap_or_else(|| "2025-11-25".into());
-    json!({"protocolVersion": version, "capabilities": {},
-           "clientInfo": {"name": "mcp-conformance-bench", "version": env!("CARGO_PKG_VERSION")}})
-}
-
-async fn initialized_session(
-    tctx: &TargetCtx,
-    inv: &Invocation,
-) -> Result<(Session, Duration), String> {
-    let started = Instant::now();
-    let session = Session::spawn(inv).map_err(|e| e.to_string())?;
-    let resp = session
-        .request(
-            "initialize",
-            Some(initialize_params(tctx)),
-            Duration::from_secs(10),
-        )
-        .await
-        .map_err(|e| format!("initialize: {e}"))?;
-    let elapsed = started.elapsed();
-    if resp.get("result").is_none() {
-        return Err(format!("initialize was answered with {resp}"));
-    }
-    session
-        .notify("notifications/initialized", None)
-        .await
-        .map_err(|e| e.to_string())?;
-    Ok((session, elapsed))
-}
-
-async fn bench_calls(args: &BenchArgs, tctx: &TargetCtx) -> Result<Value, String> {
-    let tool = args
-        .call
-        .clone()
-        .ok_or("name a tool with --call (or use --scenario)")?;
-    let tool_args: Value =
-        serde_json::from_str(&args.args).map_err(|e| format!("--args is not JSON: {e}"))?;
-    let (_sandbox, inv) = server_invocation(tctx)?;
-    say!("target {} ({})", tctx.target.name, inv.display());
-
-    let mut spawns = Vec::with_capacity(args.spawns);
-    for _ in 0..args.spawns {
-        let (session, elapsed) = initialized_session(tctx, &inv).await?;
-        spawns.push(elapsed);
-        session.shutdown(Duration::from_secs(1)).await;
-    }
-
-    let (session, _) = initialized_session(tctx, &inv).await?;
-    let idle_rss = proc_status_kib(session.pid(), "VmRSS");
-    let params = json!({"name": tool, "arguments": tool_args});
-    let mut errors = 0usize;
-    let mut calls = Vec::with_capacity(args.calls);
-    for i in 0..args.warmup + args.calls {
-        let began = Instant::now();
-        let resp = session
-            .request("tools/call", Some(params.clone()), Duration::from_secs(30))
-            .await
-            .map_err(|e| format!("call {tool}: {e}"))?;
-        let elapsed = began.elapsed();
-        if resp.get("result").is_none() || resp.pointer("/result/isError") == Some(&json!(true)) {
-            errors += 1;
-            if errors == 1 {
-                eprintln!("first error answer: {resp}");
-            }
-        }
-        if i >= args.warmup {
-            calls.push(elapsed);
-        }
-    }
-    let peak_rss = proc_status_kib(session.pid(), "VmHWM");
-    let end_rss = proc_status_kib(session.pid(), "VmRSS");
-    session.shutdown(Duration::from_secs(1)).await;
-
-    let spawn_stats = Stats::of(&spawns);
-    let call_stats = Stats::of(&calls);
-    if let Some(s) = spawn_stats {
-        say!("spawn to initialize   {}", s.line());
-    }
-    if let Some(s) = call_stats {
-        say!("{tool} round trip  {}", s.line());
-    }
-    say!(
-        "server RSS: idle {}, after calls {}, peak {}",
-        kib(idle_rss),
-        kib(end_rss),
-        kib(peak_rss)
-    );
-    if errors > 0 {
-        say!("{errors} calls answered with an error or isError");
-    }
-    Ok(json!({
-        "target": tctx.target.name,
-        "tool": tool,
-        "spawn_to_initialize": spawn_stats.map(|s| s.json()),
-        "round_trip": call_stats.map(|s| s.json()),
-        "rss_kib": {"idle": idle_rss, "after": end_rss, "peak": peak_rss},
-        "error_answers": errors,
-    }))
 }
 
 async fn bench_scenario(tctx: &TargetCtx, file: &std::path::Path) -> Result<Value, String> {

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 pub use crate::sources::{Selection, glob_match};
-use crate::sources::{collect_files, load_scenarios, load_target, load_targets};
+use crate::sources::{collect_files, load_scenarios, load_targets};
 /// The scenario folder `validate` checks when no PATH is given.
 pub const DEFAULT_SCENARIOS: &str = "scenarios";
 /// The target folder `validate` checks besides scenarios when no PATH is given.
@@ -55,6 +55,9 @@ pub enum Command {
     },
     /// Measure a server from outside: spawn-to-initialize, call round trips, memory.
     Bench(crate::bench::BenchArgs),
+    /// Relay bytes between stdio and a server command without reading them: the floor that
+    /// `bench --relay` compares a proxy with.
+    Relay(crate::relay::RelayArgs),
     /// Run the configurable fixture MCP server on stdio.
     FixtureServer(crate::fixture::FixtureArgs),
     /// Run the probe program that scenarios ask servers to execute.
@@ -193,6 +196,7 @@ pub fn main() -> ExitCode {
         Command::Validate { paths } => validate(paths),
         Command::Schema { kind } => schema(kind),
         Command::Bench(args) => bench(args),
+        Command::Relay(args) => crate::relay::run(args),
         Command::FixtureServer(args) => crate::fixture::run(args),
         Command::Probe(args) => crate::probe::run(args),
         Command::InitTarget(args) => init_target(args),
@@ -205,7 +209,7 @@ pub fn main() -> ExitCode {
 fn init_logging(command: &Command) {
     // The fixture server and the probe log on their own terms; the suite logs on stderr
     // only when asked.
-    if matches!(command, Command::Probe(_)) {
+    if matches!(command, Command::Probe(_) | Command::Relay(_)) {
         return;
     }
     let filter = tracing_subscriber::EnvFilter::try_from_env("MCP_CONFORMANCE_LOG")
@@ -372,9 +376,9 @@ pub(crate) fn run_reported(
 }
 
 fn bench(args: crate::bench::BenchArgs) -> ExitCode {
-    match load_target(&args.target) {
-        Ok((tctx, _)) => match runtime() {
-            Some(runtime) => ExitCode::from(crate::bench::run(args, tctx, runtime)),
+    match load_targets(&args.target) {
+        Ok(targets) => match runtime() {
+            Some(runtime) => ExitCode::from(crate::bench::run(args, targets, runtime)),
             None => ExitCode::from(EXIT_USAGE),
         },
         Err(e) => {

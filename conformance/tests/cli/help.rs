@@ -16,6 +16,7 @@ fn help_and_version_exit_zero() {
         "bench",
         "fixture-server",
         "probe",
+        "relay",
     ] {
         assert!(help.stdout.contains(sub), "--help mentions {sub}");
         let sub_help = mcpc(&[sub, "--help"]);

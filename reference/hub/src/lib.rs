@@ -10,6 +10,9 @@
 //! - [`upstream`]: upstream processes and their client sessions.
 //! - [`registry`]: the outward inventory, fixed at startup.
 //! - [`router`]: calls, cancellations and progress by owner.
+//! - [`front`]: the calls and listings the hub takes from stdin itself, ahead of rmcp.
+//! - [`outward`]: what the client receives of the upstream's JSON text, and nothing more
+//!   rewritten than it must be ([`json_text`]: the member-level edits).
 //! - [`server`]: the rmcp server handler (tools only).
 //! - [`run`]: startup, serving, signals and shutdown.
 //! - [`failure`]: why startup failed, as the line the command line prints.
@@ -20,8 +23,11 @@
 pub mod cli;
 pub mod config;
 pub mod failure;
+pub mod front;
+pub mod json_text;
 pub mod logging;
 pub mod mask;
+pub mod outward;
 pub mod registry;
 pub mod router;
 pub mod run;

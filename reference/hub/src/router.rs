@@ -1,39 +1,78 @@
 //! Routing of outward calls, cancellations and progress to their owning upstream.
 //!
-//! A call is forwarded under its original name to the upstream that owns it; the result comes
-//! back as the upstream gave it (content, structured content, `isError`, its own `_meta`
-//! keys), except for the protocol's `io.modelcontextprotocol/*` `_meta` keys: they identify
-//! the upstream, and towards the client the hub speaks as itself (see [`speak_as_hub`]). While a call runs,
-//! one entry maps its outward request id to (upstream, upstream request id), so a client's
-//! `notifications/cancelled` reaches that upstream only, with the upstream's id. The entry is
-//! removed when the call ends in any way, so the hub's state does not grow with the number of
-//! calls. Progress is routed by the upstream session (see [`crate::upstream::session`]).
+//! A call is forwarded under its original name to the upstream that owns it, with the
+//! client's arguments as the client wrote them; the result comes back as the upstream wrote
+//! it, with only the rewrites of [`crate::outward`] (the upstream's `io.modelcontextprotocol/*`
+//! `_meta` keys go: towards the client the hub speaks as itself). Two ways in:
+//!
+//! - [`Router::relay`]: a call the hub's front took from stdin ([`crate::front`]); the
+//!   session's reader relays the answer to the client itself, as a line;
+//! - [`Router::call`]: a call rmcp parsed and routed to the handler (what the front leaves to
+//!   rmcp); the answer is shaped the same way, then handed back to rmcp as its type.
+//!
+//! While a call runs, one entry maps its outward request id to (upstream, upstream request
+//! id), so a client's `notifications/cancelled` reaches that upstream only, with the
+//! upstream's id. The entry is removed when the call ends in any way, so the hub's state
+//! does not grow with the number of calls. Progress is routed by the upstream session (see
+//! [`crate::upstream::session`]) straight to the client's stdout.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 
+use mcp_stdio_guard::LineSender;
 use rmcp::ErrorData as McpError;
 use rmcp::RoleServer;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CancelledNotificationParam, ErrorCode,
-    NotificationMetaObject, RequestId, ResultType,
+    NotificationMetaObject, ProtocolVersion, RequestId,
 };
 use rmcp::service::RequestContext;
 use serde_json::Value;
+use serde_json::value::RawValue;
 
+use crate::outward::{self, Era};
 use crate::registry::Registry;
-use crate::upstream::wire::{ResponseError, parse_response};
+use crate::upstream::relay::Relay;
+use crate::upstream::wire::{Head, RpcError};
 use crate::upstream::{ProgressRoute, Session, SessionError};
 
-/// Active calls: outward request id -> (upstream index, upstream request id).
-type Active = Mutex<HashMap<RequestId, (usize, u64)>>;
+/// One running call: its upstream, the upstream's request id, and whether the session's
+/// reader relays its answer (a front call) or a task waits for it (an rmcp call).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct ActiveCall {
+    upstream: usize,
+    upstream_id: u64,
+    relayed: bool,
+}
+
+/// Active calls by outward request id.
+type Active = Mutex<HashMap<RequestId, ActiveCall>>;
+
+/// A call the front took, as the client wrote it.
+#[derive(Debug)]
+pub struct FrontCall<'a> {
+    /// The request id as written (JSON text), echoed in the answer.
+    pub id_text: &'a str,
+    /// The request id, as cancellations name it.
+    pub id: RequestId,
+    /// The outward tool name.
+    pub name: &'a str,
+    /// The arguments as written, if any.
+    pub arguments: Option<&'a RawValue>,
+    /// The client's progress token as written (JSON text), if it asked for progress.
+    pub progress_token: Option<&'a str>,
+    /// How the result is shaped.
+    pub era: Era,
+}
 
 /// The hub's routing core, shared by every outward request.
 #[derive(Debug)]
 pub struct Router {
     registry: Registry,
     upstreams: Vec<Arc<Session>>,
-    active: Active,
+    active: Arc<Active>,
+    /// The client's stdout, from the guard (set before any input line is read).
+    out: OnceLock<LineSender>,
 }
 
 impl Router {
@@ -42,7 +81,8 @@ impl Router {
         Self {
             registry,
             upstreams,
-            active: Mutex::default(),
+            active: Arc::default(),
+            out: OnceLock::new(),
         }
     }
 
@@ -51,7 +91,79 @@ impl Router {
         &self.registry
     }
 
-    /// Forwards one `tools/call` and returns the upstream's result unchanged.
+    /// Where lines to the client go (the guard's single stdout writer).
+    pub fn attach(&self, out: LineSender) {
+        let _ = self.out.set(out);
+    }
+
+    /// The client's stdout, once attached.
+    pub fn out(&self) -> Option<&LineSender> {
+        self.out.get()
+    }
+
+    /// Forwards a call the front took; its answer (or error) reaches the client as a line,
+    /// from the upstream session's reader, or from here when it cannot be forwarded.
+    pub async fn relay(&self, call: FrontCall<'_>) {
+        let Some(out) = self.out.get() else {
+            return;
+        };
+        let Some(route) = self.registry.route(call.name) else {
+            let message = format!("unknown tool: {}", call.name);
+            let line = outward::error_line(call.id_text, -32602, &message, None);
+            let _ = out.send(line).await;
+            return;
+        };
+        let Some(session) = self.upstreams.get(route.upstream) else {
+            let line = outward::error_line(call.id_text, -32603, "route without upstream", None);
+            let _ = out.send(line).await;
+            return;
+        };
+        let progress = call.progress_token.map(|token| ProgressRoute {
+            out: out.clone(),
+            token: token.into(),
+        });
+        let tool: Arc<str> = route.original.as_str().into();
+        let begun = session.begin_relay(&route.original, call.arguments, progress, |upstream_id| {
+            // Registered before the request is written, so a cancellation that follows the
+            // call at once still finds it; it leaves with the relay.
+            let entry = ActiveEntry::insert(
+                &self.active,
+                call.id.clone(),
+                ActiveCall {
+                    upstream: route.upstream,
+                    upstream_id,
+                    relayed: true,
+                },
+            );
+            Relay {
+                client_id: call.id_text.into(),
+                era: call.era,
+                out: out.clone(),
+                tool: tool.clone(),
+                done: Some(Box::new(entry)),
+            }
+        });
+        match begun {
+            // A failed write fails every pending call of the session, this one included.
+            Ok((_, line)) => {
+                let _ = session.send_line(line).await;
+            }
+            Err(e) => {
+                tracing::warn!(
+                    instance_id = %session.id(),
+                    tool = %tool,
+                    error = %e,
+                    "routed tool call failed at the upstream transport"
+                );
+                let message = format!("upstream `{}` failed: {e}", session.id());
+                let line = outward::error_line(call.id_text, -32603, &message, None);
+                let _ = out.send(line).await;
+            }
+        }
+    }
+
+    /// Forwards one `tools/call` rmcp routed here and returns the upstream's result, shaped as
+    /// a relayed one is, as rmcp's type.
     pub async fn call(
         &self,
         params: CallToolRequestParams,
@@ -69,20 +181,36 @@ impl Router {
         if context.ct.is_cancelled() {
             return Err(cancelled());
         }
-        let progress = context
-            .meta
-            .get_progress_token()
-            .map(|token| ProgressRoute {
-                peer: context.peer.clone(),
-                token,
-            });
-        let outcome = match session.begin_call(&route.original, params.arguments.as_ref(), progress)
-        {
+        let progress = match (context.meta.get_progress_token(), self.out.get()) {
+            (Some(token), Some(out)) => {
+                serde_json::to_string(&token)
+                    .ok()
+                    .map(|token| ProgressRoute {
+                        out: out.clone(),
+                        token: token.into(),
+                    })
+            }
+            _ => None,
+        };
+        let arguments = params
+            .arguments
+            .as_ref()
+            .and_then(|a| serde_json::value::to_raw_value(a).ok());
+        let era = match context.protocol_version() {
+            Some(v) if v >= ProtocolVersion::V_2026_07_28 => Era::Modern,
+            _ => Era::Legacy,
+        };
+        let outcome = match session.begin_call(&route.original, arguments.as_deref(), progress) {
             Ok(mut call) => {
-                // Registered before the request is written, so a cancellation that follows
-                // the call at once still finds it.
-                let _active =
-                    ActiveEntry::insert(&self.active, context.id, route.upstream, call.id());
+                let _active = ActiveEntry::insert(
+                    &self.active,
+                    context.id,
+                    ActiveCall {
+                        upstream: route.upstream,
+                        upstream_id: call.id(),
+                        relayed: false,
+                    },
+                );
                 match call.send().await {
                     Ok(()) => call.response().await,
                     Err(e) => Err(e),
@@ -91,9 +219,9 @@ impl Router {
             Err(e) => Err(e),
         };
         let failure = match outcome {
-            Ok(line) => match parse_call_result(&line).and_then(complete_result) {
-                Ok(result) => return Ok(CallToolResponse::Complete(speak_as_hub(result))),
-                Err(ResponseError::Rpc(error)) => {
+            Ok(line) => match typed_result(&line, era) {
+                Ok(result) => return Ok(CallToolResponse::Complete(result)),
+                Err(Failure::Rpc(error)) => {
                     tracing::warn!(
                         instance_id = %session.id(),
                         tool = %route.original,
@@ -106,7 +234,7 @@ impl Router {
                         error.data,
                     ));
                 }
-                Err(e) => e.to_string(),
+                Err(Failure::Invalid(e)) => e,
             },
             Err(SessionError::Cancelled) => return Err(cancelled()),
             Err(e) => e.to_string(),
@@ -123,68 +251,90 @@ impl Router {
         ))
     }
 
-    /// Forwards a client's cancellation to the upstream running that call, if any.
+    /// Whether `request_id` names a running call whose answer the hub relays itself (the
+    /// front then takes its cancellation: rmcp knows nothing of such a call).
+    pub fn is_relayed(&self, request_id: &RequestId) -> bool {
+        lock(&self.active)
+            .get(request_id)
+            .is_some_and(|call| call.relayed)
+    }
+
+    /// Forwards a client's cancellation, received by rmcp, to the upstream running that call.
     pub async fn cancel(&self, params: CancelledNotificationParam, meta: NotificationMetaObject) {
         let Some(request_id) = params.request_id else {
-            return;
-        };
-        let Some((upstream, upstream_id)) = lock(&self.active).remove(&request_id) else {
-            tracing::debug!(%request_id, "cancellation of no active call ignored");
-            return;
-        };
-        let Some(session) = self.upstreams.get(upstream) else {
             return;
         };
         // The client's `_meta` (rmcp's deserializer takes it out of `params` into the
         // notification's extensions, so `params.meta` is never set from the wire).
         let meta = (!meta.is_empty())
             .then_some(meta)
-            .and_then(|m| serde_json::to_value(m).ok())
-            .and_then(strip_protocol_meta);
-        if session.cancel(upstream_id, params.reason, meta).await {
-            tracing::debug!(instance_id = %session.id(), %request_id, upstream_id, "cancellation forwarded");
+            .and_then(|m| serde_json::to_value(m).ok());
+        self.cancel_call(request_id, params.reason, meta).await;
+    }
+
+    /// Forwards a client's cancellation of `request_id` (its reason and `_meta` as given) to
+    /// the upstream running that call, if any; unknown, completed and repeated ones are
+    /// ignored.
+    pub async fn cancel_call(
+        &self,
+        request_id: RequestId,
+        reason: Option<String>,
+        meta: Option<Value>,
+    ) {
+        let Some(call) = lock(&self.active).remove(&request_id) else {
+            tracing::debug!(%request_id, "cancellation of no active call ignored");
+            return;
+        };
+        let Some(session) = self.upstreams.get(call.upstream) else {
+            return;
+        };
+        let meta = meta.and_then(strip_protocol_meta);
+        if session.cancel(call.upstream_id, reason, meta).await {
+            tracing::debug!(instance_id = %session.id(), %request_id, upstream_id = call.upstream_id, "cancellation forwarded");
         }
+    }
+}
+
+/// Why a response line gave no result rmcp can send.
+enum Failure {
+    Rpc(RpcError),
+    Invalid(String),
+}
+
+/// The upstream's response `line` shaped for `era` ([`outward::call_result`]) as rmcp's
+/// result type.
+fn typed_result(line: &[u8], era: Era) -> Result<CallToolResult, Failure> {
+    let head =
+        Head::parse(line).ok_or_else(|| Failure::Invalid("invalid response: not JSON".into()))?;
+    match (head.result, head.error) {
+        (Some(result), _) => {
+            let shaped = outward::call_result(result.get(), era)
+                .map_err(|e| Failure::Invalid(e.to_string()))?;
+            serde_json::from_str(&shaped)
+                .map_err(|e| Failure::Invalid(format!("invalid response: {e}")))
+        }
+        (None, Some(error)) => match serde_json::from_str::<RpcError>(error.get()) {
+            Ok(error) => Err(Failure::Rpc(error)),
+            Err(e) => Err(Failure::Invalid(format!("invalid response: {e}"))),
+        },
+        (None, None) => Err(Failure::Invalid(
+            "invalid response: neither result nor error".into(),
+        )),
     }
 }
 
 /// The client's notification `_meta` without the keys the protocol reserves for its own
 /// lifecycle (`io.modelcontextprotocol/*`: they describe the client-to-hub hop, and the hub
 /// speaks to each upstream in that upstream's generation); `None` when nothing is left.
-fn strip_protocol_meta(meta: Value) -> Option<Value> {
+pub fn strip_protocol_meta(meta: Value) -> Option<Value> {
     let Value::Object(mut meta) = meta else {
         return None;
     };
-    drop_protocol_keys(&mut meta);
+    meta.retain(|key, _| !key.starts_with(crate::upstream::wire::META_PROTOCOL_PREFIX));
     (!meta.is_empty()).then_some(Value::Object(meta))
 }
 
-/// Removes the `io.modelcontextprotocol/*` keys: they belong to one hop.
-fn drop_protocol_keys(meta: &mut serde_json::Map<String, Value>) {
-    meta.retain(|key, _| !key.starts_with(crate::upstream::wire::META_PROTOCOL_PREFIX));
-}
-
-/// An upstream's result as the hub's own: the `io.modelcontextprotocol/*` keys of its
-/// `_meta` are dropped, everything else is kept as the upstream gave it.
-///
-/// Those keys describe the upstream-to-hub hop. The one that matters is
-/// `io.modelcontextprotocol/serverInfo` (2026-07-28 `ResultMetaObject`: "Identifies the
-/// server software producing the response"): the client's server is the hub, so an
-/// upstream's identity there would show the client two identities for one server. The hub
-/// does not put its own identity into tool results either: rmcp 3.11 writes `serverInfo`
-/// into the `server/discover` result (and `subscriptions/listen`'s) only, which is where
-/// every reference server states it; the spec's "SHOULD on every response" would be a change
-/// for all of them at once, in the shared stdio guard, not a hub special case.
-fn speak_as_hub(mut result: CallToolResult) -> CallToolResult {
-    if let Some(meta) = result.meta.as_mut() {
-        drop_protocol_keys(meta);
-        if meta.is_empty() {
-            result.meta = None;
-        }
-    }
-    result
-}
-
-fn lock(active: &Active) -> MutexGuard<'_, HashMap<RequestId, (usize, u64)>> {
+fn lock(active: &Active) -> MutexGuard<'_, HashMap<RequestId, ActiveCall>> {
     active.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
@@ -192,63 +342,27 @@ fn cancelled() -> McpError {
     McpError::internal_error("request cancelled", None)
 }
 
-/// Parses an upstream `tools/call` result. rmcp's `CallToolResult` insists on a known field;
-/// a result that is only `{}` or `{"_meta": ...}` is a valid empty result, so `content` is
-/// supplied for it.
-fn parse_call_result(line: &[u8]) -> Result<CallToolResult, ResponseError> {
-    match parse_response::<CallToolResult>(line) {
-        Ok(result) => Ok(result),
-        Err(ResponseError::Invalid(first)) => {
-            let Ok(Value::Object(mut result)) = parse_response::<Value>(line) else {
-                return Err(ResponseError::Invalid(first));
-            };
-            if result.contains_key("content") {
-                return Err(ResponseError::Invalid(first));
-            }
-            result.insert("content".to_owned(), Value::Array(Vec::new()));
-            serde_json::from_value(Value::Object(result))
-                .map_err(|e| ResponseError::Invalid(e.to_string()))
-        }
-        Err(e) => Err(e),
-    }
-}
-
-/// Marks a result complete (`resultType: "complete"`, 2026-07-28 "resultType": a legacy
-/// upstream's results have none; rmcp strips it again for a legacy client). Any other result
-/// type (`input_required`, `task`) needs a multi round-trip or tasks flow the hub does not
-/// relay, so such a result is a failure of the call.
-fn complete_result(mut result: CallToolResult) -> Result<CallToolResult, ResponseError> {
-    match &result.result_type {
-        None => {
-            result.result_type = Some(ResultType::COMPLETE);
-            Ok(result)
-        }
-        Some(kind) if kind.is_complete() => Ok(result),
-        Some(kind) => Err(ResponseError::Invalid(format!(
-            "result type `{}` is not supported by mcp-hub",
-            kind.as_str()
-        ))),
-    }
-}
-
 /// The active-call entry of one call, removed when the call ends however it ends.
-struct ActiveEntry<'a> {
-    active: &'a Active,
+struct ActiveEntry {
+    active: Arc<Active>,
     key: RequestId,
-    value: (usize, u64),
+    value: ActiveCall,
 }
 
-impl<'a> ActiveEntry<'a> {
-    fn insert(active: &'a Active, key: RequestId, upstream: usize, upstream_id: u64) -> Self {
-        let value = (upstream, upstream_id);
+impl ActiveEntry {
+    fn insert(active: &Arc<Active>, key: RequestId, value: ActiveCall) -> Self {
         lock(active).insert(key.clone(), value);
-        Self { active, key, value }
+        Self {
+            active: active.clone(),
+            key,
+            value,
+        }
     }
 }
 
-impl Drop for ActiveEntry<'_> {
+impl Drop for ActiveEntry {
     fn drop(&mut self) {
-        let mut active = lock(self.active);
+        let mut active = lock(&self.active);
         // A client reusing an id for a concurrent call owns the entry now: leave it.
         if active.get(&self.key) == Some(&self.value) {
             active.remove(&self.key);
@@ -261,43 +375,29 @@ mod tests {
     use super::*;
 
     #[test]
-    fn results_are_parsed_as_given_and_empty_results_accepted() {
+    fn results_are_shaped_or_refused() {
         let full = br#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"x"}],"structuredContent":{"a":1},"isError":true}}"#;
-        let result = parse_call_result(full).expect("result");
+        let result = typed_result(full, Era::Legacy).ok().expect("result");
         assert_eq!(result.is_error, Some(true));
         assert_eq!(result.structured_content, Some(serde_json::json!({"a": 1})));
         let empty = br#"{"jsonrpc":"2.0","id":1,"result":{}}"#;
-        assert!(parse_call_result(empty).expect("empty").content.is_empty());
+        assert!(
+            typed_result(empty, Era::Legacy)
+                .ok()
+                .expect("empty")
+                .content
+                .is_empty()
+        );
         let error = br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"no"}}"#;
         assert!(matches!(
-            parse_call_result(error),
-            Err(ResponseError::Rpc(_))
+            typed_result(error, Era::Legacy),
+            Err(Failure::Rpc(_))
         ));
-    }
-
-    #[test]
-    fn results_are_complete_or_refused() {
-        let legacy = parse_call_result(br#"{"jsonrpc":"2.0","id":1,"result":{"content":[]}}"#)
-            .and_then(complete_result)
-            .expect("complete");
-        assert_eq!(legacy.result_type, Some(ResultType::COMPLETE));
-        let modern = br#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[]}}"#;
-        assert!(parse_call_result(modern).and_then(complete_result).is_ok());
         let mrtr =
             br#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","content":[]}}"#;
-        assert!(matches!(
-            parse_call_result(mrtr).and_then(complete_result),
-            Err(ResponseError::Invalid(_))
-        ));
-        // Whatever the parser lets through, only `complete` leaves complete_result.
-        for kind in [ResultType::INPUT_REQUIRED, ResultType::TASK] {
-            let mut result = CallToolResult::success(Vec::new());
-            result.result_type = Some(kind.clone());
-            assert!(
-                matches!(complete_result(result), Err(ResponseError::Invalid(m)) if m.contains(kind.as_str())),
-                "{kind:?}"
-            );
-        }
+        assert!(
+            matches!(typed_result(mrtr, Era::Modern), Err(Failure::Invalid(m)) if m.contains("input_required"))
+        );
     }
 
     #[test]
@@ -316,29 +416,21 @@ mod tests {
     }
 
     #[test]
-    fn forwarded_results_carry_no_upstream_identity() {
-        let line = br#"{"jsonrpc":"2.0","id":1,"result":{"content":[],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"up","version":"1"},"app/trace":"t"}}}"#;
-        let result = speak_as_hub(parse_call_result(line).expect("result"));
-        let meta = serde_json::to_value(result.meta).expect("meta");
-        assert_eq!(meta, serde_json::json!({"app/trace": "t"}));
-        let only = br#"{"jsonrpc":"2.0","id":1,"result":{"content":[],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"up","version":"1"}}}}"#;
-        assert_eq!(
-            speak_as_hub(parse_call_result(only).expect("result")).meta,
-            None
-        );
-    }
-
-    #[test]
     fn active_entries_leave_when_their_call_ends() {
-        let active: Active = Mutex::default();
+        let active: Arc<Active> = Arc::default();
+        let call = |upstream, upstream_id| ActiveCall {
+            upstream,
+            upstream_id,
+            relayed: false,
+        };
         {
-            let _a = ActiveEntry::insert(&active, RequestId::Number(1), 0, 7);
+            let _a = ActiveEntry::insert(&active, RequestId::Number(1), call(0, 7));
             assert_eq!(lock(&active).len(), 1);
             // A reused id replaces the entry; the first call's end leaves the new one.
-            let b = ActiveEntry::insert(&active, RequestId::Number(1), 1, 8);
+            let b = ActiveEntry::insert(&active, RequestId::Number(1), call(1, 8));
             drop(b);
             assert!(lock(&active).is_empty());
-            let _c = ActiveEntry::insert(&active, RequestId::Number(1), 1, 9);
+            let _c = ActiveEntry::insert(&active, RequestId::Number(1), call(1, 9));
         }
         assert!(lock(&active).is_empty());
     }

@@ -84,7 +84,7 @@ async fn hub(config: HubConfig, timeout: Duration) -> Result<ExitCode, StartupFa
         }
     };
     tracing::info!(
-        tools = registry.tools().len(),
+        tools = registry.len(),
         upstreams = fleet.sessions.len(),
         "serving"
     );
@@ -92,10 +92,10 @@ async fn hub(config: HubConfig, timeout: Duration) -> Result<ExitCode, StartupFa
     let (input, output) = stdio();
     let input_closed = Arc::new(Notify::new());
     let serve = serve_guarded_with(
-        HubServer::new(router),
+        HubServer::new(router.clone()),
         input,
         output,
-        guard_options(input_closed.clone()),
+        guard_options(input_closed.clone(), router),
     );
     tokio::pin!(serve);
     let mut ending = false;

@@ -17,6 +17,10 @@
 //! [`crate::upstream`]): the client's `io.modelcontextprotocol/*` request keys describe the
 //! client-to-hub hop and are never forwarded (calls are rebuilt from name and arguments, and
 //! [`crate::router`] strips them from forwarded cancellations).
+//!
+//! `tools/call` and `tools/list` requests mostly never reach this handler: the front
+//! ([`crate::front`]) takes them from stdin and answers from the upstream's JSON text. The
+//! handler serves what the front leaves to rmcp, the same way, through rmcp's types.
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -31,6 +35,7 @@ use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{RoleServer, ServerHandler};
 use tokio::sync::Notify;
 
+use crate::front::Front;
 use crate::router::Router;
 
 /// The version answered to clients asking `initialize` for one the hub does not know.
@@ -38,12 +43,18 @@ pub const DEFAULT_PROTOCOL_VERSION: ProtocolVersion = ProtocolVersion::V_2025_11
 /// The newest version the hub serves: the modern generation's.
 pub const NEWEST_PROTOCOL_VERSION: ProtocolVersion = ProtocolVersion::V_2026_07_28;
 
-/// The guard settings the hub serves with: 2026-07-28 is answered as asked, and
-/// `input_closed` is notified when the client closes stdin.
-pub fn guard_options(input_closed: Arc<Notify>) -> mcp_stdio_guard::GuardOptions {
+/// The guard settings the hub serves with: 2026-07-28 is answered as asked, `input_closed`
+/// is notified when the client closes stdin, and the front ([`crate::front`]) takes the calls
+/// and listings it relays itself before rmcp sees them.
+pub fn guard_options(
+    input_closed: Arc<Notify>,
+    router: Arc<Router>,
+) -> mcp_stdio_guard::GuardOptions {
+    let supported = ProtocolVersion::known_up_to(&NEWEST_PROTOCOL_VERSION).to_vec();
     mcp_stdio_guard::GuardOptions {
         echo_initialize_versions: vec![ProtocolVersion::V_2026_07_28],
         input_closed: Some(input_closed),
+        intercept: Some(Arc::new(Front::new(router, supported))),
     }
 }
 
@@ -75,6 +86,8 @@ impl ServerHandler for HubServer {
     }
 
     /// The whole inventory on one page; a cursor (the hub never issues one) is invalid params.
+    /// Only what the front leaves to rmcp comes here (see [`crate::front`]): rmcp's typed
+    /// entries, which lack what rmcp's `Tool` does not know.
     async fn list_tools(
         &self,
         request: Option<PaginatedRequestParams>,

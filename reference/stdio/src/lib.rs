@@ -38,6 +38,9 @@
 //!   and from the guard, so lines never interleave.
 //! * On stdin EOF the guard closes rmcp's input; rmcp's service ends, the writer drains and
 //!   the caller returns.
+//! * A server may take some lines itself before the guard judges them ([`Intercept`]: a
+//!   relaying server, mcp-hub, passes tool calls and listings on as JSON text); it answers
+//!   through the same writer.
 
 //!
 //! Beside the guard, the crate holds what every reference server must do alike above rmcp,
@@ -47,6 +50,7 @@
 #![warn(missing_docs)]
 
 pub mod cli;
+mod intercept;
 mod judge;
 mod line;
 pub mod listing;
@@ -55,6 +59,7 @@ mod serve;
 mod transport;
 
 pub use cli::clap_error_line;
+pub use intercept::{Intercept, Lifecycle, LineSender, TrySendError};
 pub use judge::{Verdict, judge, normalize, oversized};
 pub use line::{
     LINE_LIMIT_ENV, LineHead, LineRead, MAX_CONFIGURABLE_LINE_BYTES, MAX_LINE_BYTES,

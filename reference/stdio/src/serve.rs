@@ -1,12 +1,14 @@
 //! The tasks around the rmcp service: the guard on stdin and the single stdout writer.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use rmcp::model::{ClientJsonRpcMessage, ProtocolVersion};
 use rmcp::{RoleServer, Service};
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::{Notify, mpsc};
 
+use crate::intercept::{Intercept, Lifecycle, LineSender};
 use crate::judge::{Verdict, judge, normalize, oversized};
 use crate::line::{LineRead, max_line_bytes, read_bounded_line};
 use crate::transport::GuardTransport;
@@ -39,6 +41,18 @@ pub struct GuardOptions {
     /// server whose requests wait on something else (mcp-hub: on upstreams) can end them
     /// instead of letting rmcp wait for them.
     pub input_closed: Option<Arc<Notify>>,
+    /// Offered every input line before the guard judges it (see [`Intercept`]).
+    pub intercept: Option<Arc<dyn Intercept>>,
+}
+
+/// What the guard task needs besides its channels.
+struct GuardState {
+    supported: Vec<ProtocolVersion>,
+    input_closed: Option<Arc<Notify>>,
+    intercept: Option<Arc<dyn Intercept>>,
+    /// Set by the transport once rmcp's `initialize` answer is on its way to stdout.
+    initialize_answered: Arc<AtomicBool>,
+    limit: usize,
 }
 
 /// The guard task: stdin lines in, parsed messages to rmcp, own answers to the writer.
@@ -46,13 +60,23 @@ async fn guard_input<R: AsyncRead + Unpin>(
     input: R,
     to_rmcp: mpsc::Sender<ClientJsonRpcMessage>,
     answers: mpsc::Sender<Vec<u8>>,
-    supported: Vec<ProtocolVersion>,
-    input_closed: Option<Arc<Notify>>,
-    limit: usize,
+    state: GuardState,
 ) {
+    let GuardState {
+        supported,
+        input_closed,
+        intercept,
+        initialize_answered,
+        limit,
+    } = state;
     let mut reader = BufReader::with_capacity(64 * 1024, input);
     let mut buf = Vec::with_capacity(4096);
     let mut initialized = false;
+    // How the lifecycle started, once it did: by `initialize` (legacy) or not (stateless).
+    let mut started_by_initialize = false;
+    if let Some(intercept) = &intercept {
+        intercept.attach(LineSender::new(&answers));
+    }
     loop {
         match read_bounded_line(&mut reader, &mut buf, limit).await {
             Ok(LineRead::Eof) => break,
@@ -75,11 +99,31 @@ async fn guard_input<R: AsyncRead + Unpin>(
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
+        if let Some(intercept) = &intercept {
+            let lifecycle = match (initialized, started_by_initialize) {
+                (false, _) => Lifecycle::NotStarted,
+                (true, false) => Lifecycle::Stateless,
+                (true, true) if initialize_answered.load(Ordering::Acquire) => {
+                    Lifecycle::Initialized
+                }
+                (true, true) => Lifecycle::Initializing,
+            };
+            if intercept.offer(line, lifecycle).await {
+                continue;
+            }
+        }
         match judge(line, initialized, &supported) {
             Verdict::Forward {
                 starts_lifecycle,
                 message,
             } => {
+                if starts_lifecycle && !initialized {
+                    started_by_initialize = matches!(
+                        &*message,
+                        ClientJsonRpcMessage::Request(req)
+                            if matches!(req.request, rmcp::model::ClientRequest::InitializeRequest(_))
+                    );
+                }
                 initialized |= starts_lifecycle;
                 if to_rmcp.send(*message).await.is_err() {
                     tracing::debug!("rmcp input closed; guard stops");
@@ -146,20 +190,26 @@ where
     let (line_tx, line_rx) = mpsc::channel::<Vec<u8>>(QUEUE);
     let supported = service.supported_protocol_versions().into_owned();
 
+    let initialize_answered = Arc::new(AtomicBool::new(false));
     let writer = tokio::spawn(write_lines(line_rx, output));
     let guard = tokio::spawn(guard_input(
         input,
         message_tx,
         line_tx.clone(),
-        supported,
-        options.input_closed,
-        limit,
+        GuardState {
+            supported,
+            input_closed: options.input_closed,
+            intercept: options.intercept,
+            initialize_answered: initialize_answered.clone(),
+            limit,
+        },
     ));
     let transport = GuardTransport {
         incoming: message_rx,
         lines: line_tx,
         echo_versions: options.echo_initialize_versions,
         echo: None,
+        initialize_answered,
     };
 
     let end = match rmcp::serve_server(service, transport).await {

@@ -2,6 +2,8 @@
 //! messages go out as lines to the single stdout writer. No second parse, no byte pipe.
 
 use std::borrow::Cow;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use rmcp::RoleServer;
 use rmcp::model::{
@@ -21,6 +23,9 @@ pub(crate) struct GuardTransport {
     pub echo_versions: Vec<ProtocolVersion>,
     /// The `initialize` request whose answer must name the version it asked for.
     pub echo: Option<(RequestId, ProtocolVersion)>,
+    /// Set when an `initialize` answer is queued for stdout (the guard's
+    /// [`crate::Lifecycle::Initialized`]).
+    pub initialize_answered: Arc<AtomicBool>,
 }
 
 impl GuardTransport {
@@ -34,14 +39,18 @@ impl GuardTransport {
         }
     }
 
-    /// Writes the asked version into the awaited `initialize` answer.
-    fn adjust(&mut self, message: &mut ServerJsonRpcMessage) {
+    /// Writes the asked version into the awaited `initialize` answer; true when `message` is
+    /// an `initialize` answer.
+    fn adjust(&mut self, message: &mut ServerJsonRpcMessage) -> bool {
         if let ServerJsonRpcMessage::Response(response) = message
             && let ServerResult::InitializeResult(result) = &mut response.result
-            && let Some((_, version)) = self.echo.take_if(|(id, _)| *id == response.id)
         {
-            result.protocol_version = version;
+            if let Some((_, version)) = self.echo.take_if(|(id, _)| *id == response.id) {
+                result.protocol_version = version;
+            }
+            return true;
         }
+        false
     }
 }
 
@@ -56,7 +65,9 @@ impl Transport<RoleServer> for GuardTransport {
         &mut self,
         mut item: ServerJsonRpcMessage,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
-        self.adjust(&mut item);
+        let initialize = self
+            .adjust(&mut item)
+            .then(|| self.initialize_answered.clone());
         let line = serde_json::to_vec(&item).map(|mut line| {
             line.push(b'\n');
             line
@@ -66,10 +77,16 @@ impl Transport<RoleServer> for GuardTransport {
         // serves waiting senders first come, first served, so lines keep their order.
         async move {
             let line = line.map_err(std::io::Error::other)?;
-            lines
+            let sent = lines
                 .send(line)
                 .await
-                .map_err(|_| std::io::Error::new(std::io::ErrorKind::BrokenPipe, "stdout closed"))
+                .map_err(|_| std::io::Error::new(std::io::ErrorKind::BrokenPipe, "stdout closed"));
+            // Only once the answer is queued: a line the guard hands to an intercept from now
+            // on is answered after it.
+            if let Some(answered) = initialize {
+                answered.store(true, Ordering::Release);
+            }
+            sent
         }
     }
 

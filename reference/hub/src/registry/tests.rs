@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use serde_json::json;
+use serde_json::{Map, Value, json};
 
 use super::*;
 use crate::config::HubConfig;
@@ -23,22 +23,29 @@ fn tool(name: &str) -> Map<String, Value> {
     }
 }
 
+fn raw(tool: &Map<String, Value>) -> Box<RawValue> {
+    serde_json::value::to_raw_value(tool).expect("raw")
+}
+
 fn build(config: &HubConfig, tools: &[Vec<Map<String, Value>>]) -> Result<Registry, RegistryError> {
+    let raws: Vec<Vec<Box<RawValue>>> = tools.iter().map(|t| t.iter().map(raw).collect()).collect();
     let listed: Vec<Listed<'_>> = config
         .servers
         .iter()
-        .zip(tools)
+        .zip(&raws)
         .map(|(config, tools)| Listed { config, tools })
         .collect();
     Registry::build(&listed)
 }
 
 fn names(registry: &Registry) -> Vec<String> {
-    registry
-        .tools()
-        .iter()
-        .map(|t| t.name.to_string())
-        .collect()
+    registry.names().to_vec()
+}
+
+/// The listed entries a client of `era` gets, as values.
+fn listed(registry: &Registry, era: Era) -> Vec<Value> {
+    let result: Value = serde_json::from_str(&registry.list_result(era)).expect("JSON");
+    result["tools"].as_array().cloned().unwrap_or_default()
 }
 
 #[test]
@@ -89,15 +96,15 @@ fn overrides_change_only_the_three_hints() {
         "[servers.a]\ncommand = \"x\"\n[servers.a.tools.overrides.echo]\nread_only = false\nexternal = true\n",
     );
     let registry = build(&cfg, &[vec![tool("echo"), tool("other")]]).expect("registry");
-    let echo = serde_json::to_value(&registry.tools()[0]).expect("json");
+    let tools = listed(&registry, Era::Legacy);
+    let echo = &tools[0];
     assert_eq!(echo["description"], "echo things");
     assert_eq!(echo["inputSchema"], json!({"type": "object"}));
     assert_eq!(
         echo["annotations"],
         json!({"readOnlyHint": false, "idempotentHint": true, "title": "echo", "openWorldHint": true})
     );
-    let other = serde_json::to_value(&registry.tools()[1]).expect("json");
-    assert_eq!(other, Value::Object(tool("other")));
+    assert_eq!(tools[1], Value::Object(tool("other")));
 }
 
 #[test]
@@ -108,7 +115,7 @@ fn an_override_creates_annotations_when_there_are_none() {
     let mut bare = tool("bare");
     bare.remove("annotations");
     let registry = build(&cfg, &[vec![bare]]).expect("registry");
-    let value = serde_json::to_value(&registry.tools()[0]).expect("json");
+    let value = &listed(&registry, Era::Legacy)[0];
     assert_eq!(value["annotations"], json!({"destructiveHint": true}));
 }
 
@@ -182,4 +189,37 @@ fn nothing_to_serve_fails_startup() {
         Registry::build(&[]).expect_err("empty"),
         RegistryError::Empty
     );
+}
+
+#[test]
+fn entries_are_the_upstreams_text_and_each_generation_gets_its_own() {
+    let cfg = config("[servers.a]\ncommand = \"x\"\nprefix = \"p\"\n");
+    let text = r#"{"inputSchema":{"type":"object","maximum":1.0E3},"name":"odd","execution":{"taskSupport":"forbidden"},"outputSchema":{"type":"array"},"x-future":12345678901234567890123}"#;
+    let tools = vec![RawValue::from_string(text.to_owned()).expect("raw")];
+    let listed = [Listed {
+        config: &cfg.servers[0],
+        tools: &tools,
+    }];
+    let registry = Registry::build(&listed).expect("registry");
+    assert_eq!(
+        registry.list_result(Era::Modern),
+        format!(
+            r#"{{"resultType":"complete","ttlMs":0,"cacheScope":"private","tools":[{}]}}"#,
+            text.replace(r#""name":"odd""#, r#""name":"p.odd""#)
+        )
+    );
+    assert_eq!(
+        registry.list_result(Era::Legacy),
+        r#"{"tools":[{"inputSchema":{"type":"object","maximum":1.0E3},"name":"p.odd","execution":{"taskSupport":"forbidden"},"x-future":12345678901234567890123}]}"#
+    );
+    assert_eq!(registry.len(), 1);
+}
+
+#[test]
+fn tools_without_an_object_input_schema_are_not_advertised() {
+    let cfg = config("[servers.a]\ncommand = \"x\"\n");
+    let mut bad = tool("bad");
+    bad.insert("inputSchema".into(), json!("string"));
+    let registry = build(&cfg, &[vec![bad, tool("good")]]).expect("registry");
+    assert_eq!(names(&registry), ["good"]);
 }

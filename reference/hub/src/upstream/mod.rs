@@ -38,13 +38,14 @@
 
 pub mod cause;
 pub mod process;
+pub mod relay;
 pub mod session;
 pub mod wire;
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::{Map, Value};
+use serde_json::value::RawValue;
 
 use crate::config::ServerConfig;
 pub use process::{Ended, UpstreamProcess};
@@ -66,8 +67,8 @@ pub struct Started {
     pub session: Arc<Session>,
     /// The child process.
     pub process: UpstreamProcess,
-    /// Its tools, exactly as listed.
-    pub tools: Vec<Map<String, Value>>,
+    /// Its tools, exactly as listed (the upstream's JSON text).
+    pub tools: Vec<Box<RawValue>>,
 }
 
 /// An upstream that did not complete startup, and why: kept, not only logged, so that a
@@ -273,7 +274,7 @@ async fn handshake(
     session: &Session,
     timeout: Duration,
     probe_first: bool,
-) -> Result<Vec<Map<String, Value>>, StartError> {
+) -> Result<Vec<Box<RawValue>>, StartError> {
     let probed = match probe_first {
         true => probe(session, timeout).await?,
         false => Probed::Legacy,
@@ -415,7 +416,7 @@ enum StepError {
 async fn request<T: serde::de::DeserializeOwned>(
     session: &Session,
     method: &str,
-    params: &Value,
+    params: &serde_json::Value,
 ) -> Result<T, StepError> {
     let call = session
         .begin(method, params, None)
@@ -424,7 +425,7 @@ async fn request<T: serde::de::DeserializeOwned>(
     wire::parse_response(&line).map_err(StepError::Response)
 }
 
-async fn list_tools(session: &Session) -> Result<Vec<Map<String, Value>>, StepError> {
+async fn list_tools(session: &Session) -> Result<Vec<Box<RawValue>>, StepError> {
     let mut tools = Vec::new();
     let mut cursor: Option<String> = None;
     for _ in 0..MAX_PAGES {

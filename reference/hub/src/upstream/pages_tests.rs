@@ -46,9 +46,10 @@ fn tool(name: &str) -> Value {
     json!({"name": name, "inputSchema": {"type": "object"}})
 }
 
-fn names(tools: &[Map<String, Value>]) -> Vec<String> {
+fn names(tools: &[Box<RawValue>]) -> Vec<String> {
     tools
         .iter()
+        .filter_map(|t| serde_json::from_str::<Value>(t.get()).ok())
         .filter_map(|t| t.get("name").and_then(Value::as_str).map(str::to_owned))
         .collect()
 }

@@ -2,11 +2,11 @@
 //!
 //! Two tasks per session: the writer (the only one writing the child's stdin) and the reader
 //! (the only one reading its stdout). Requests are registered in `pending` under an id the
-//! session allocates; the reader hands each response line to its waiter and routes
-//! `notifications/progress` by token (the token of a call is its request id). An entry
-//! leaves `pending` when its response arrives, when it is cancelled, or when its waiter goes
-//! away, so nothing grows with the number of calls. When stdout ends, every waiter is failed
-//! and later requests fail at once.
+//! session allocates; the reader hands each response line to its waiter, or relays it to the
+//! client itself (see [`super::relay`]), and routes `notifications/progress` by token (the
+//! token of a call is its request id). An entry leaves `pending` when its response arrives,
+//! when it is cancelled, or when its waiter goes away, so nothing grows with the number of
+//! calls. When stdout ends, every waiter is failed and later requests fail at once.
 //!
 //! The session speaks the generation startup chose: legacy (after `initialize`, requests as
 //! they are) or modern (2026-07-28: every request carries the protocol version, the hub's
@@ -17,28 +17,20 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError, Weak};
 
-use rmcp::model::{CustomNotification, ProgressToken, ServerNotification};
-use rmcp::{Peer, RoleServer};
 use serde::Serialize;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
-use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{mpsc, oneshot};
 
-use super::wire::{self, Head};
+pub use super::relay::ProgressRoute;
+use super::relay::{Relay, Waiter};
+use super::wire;
 use crate::config::InstanceId;
-use mcp_stdio_guard::{LineRead, MAX_LINE_BYTES, max_line_bytes, read_bounded_line, scan_head};
+use mcp_stdio_guard::{MAX_LINE_BYTES, max_line_bytes};
 
 /// Lines queued for the writer before senders wait.
 const WRITE_QUEUE: usize = 1024;
-
-/// Where progress of one call goes: the outward client and the token it chose.
-#[derive(Debug, Clone)]
-pub struct ProgressRoute {
-    /// The outward session.
-    pub peer: Peer<RoleServer>,
-    /// The client's token, restored on each forwarded notification.
-    pub token: ProgressToken,
-}
 
 /// Why a request got no response.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -52,7 +44,7 @@ pub enum SessionError {
 }
 
 struct Pending {
-    reply: oneshot::Sender<Vec<u8>>,
+    waiter: Waiter,
     progress: Option<ProgressRoute>,
 }
 
@@ -170,24 +162,46 @@ impl Session {
         self.begin_with_id(id, |id| self.encode(id, method, params), progress)
     }
 
-    /// Registers a `tools/call` of the original tool `name`; with `progress`, the request asks
-    /// for progress (token = request id) and notifications are routed to it.
+    /// Registers a `tools/call` of the original tool `name` whose response line a task
+    /// awaits; with `progress`, the request asks for progress (token = request id) and
+    /// notifications are routed to it.
     pub fn begin_call(
         &self,
         name: &str,
-        arguments: Option<&Map<String, Value>>,
+        arguments: Option<&RawValue>,
         progress: Option<ProgressRoute>,
     ) -> Result<Call<'_>, SessionError> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let meta = progress
-            .is_some()
-            .then_some(wire::ProgressMeta { progress_token: id });
-        let params = wire::CallParams {
-            name,
-            arguments,
-            meta,
-        };
-        self.begin_with_id(id, |id| self.encode(id, "tools/call", &params), progress)
+        let asks = progress.is_some();
+        self.begin_with_id(id, |id| self.call_line(id, name, arguments, asks), progress)
+    }
+
+    /// Registers a `tools/call` of the original tool `name` whose answer the reader relays to
+    /// the client (`relay` makes the relay for the call's upstream request id); returns that
+    /// id and the request line, for [`Session::send_line`].
+    pub fn begin_relay(
+        &self,
+        name: &str,
+        arguments: Option<&RawValue>,
+        progress: Option<ProgressRoute>,
+        relay: impl FnOnce(u64) -> Relay,
+    ) -> Result<(u64, Vec<u8>), SessionError> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let line = self.call_line(id, name, arguments, progress.is_some());
+        self.register(id, Waiter::Relay(relay(id)), progress)?;
+        Ok((id, line))
+    }
+
+    /// A `tools/call` line in the session's generation.
+    fn call_line(
+        &self,
+        id: u64,
+        name: &str,
+        arguments: Option<&RawValue>,
+        progress: bool,
+    ) -> Vec<u8> {
+        let modern = self.modern.get().map(|(_, meta)| meta);
+        wire::call_request(id, name, arguments, progress, modern)
     }
 
     fn begin_with_id(
@@ -197,25 +211,33 @@ impl Session {
         progress: Option<ProgressRoute>,
     ) -> Result<Call<'_>, SessionError> {
         let (reply_tx, reply) = oneshot::channel();
-        {
-            let mut state = self.lock();
-            if let Some(reason) = &state.closed {
-                return Err(SessionError::Closed(reason.clone()));
-            }
-            state.pending.insert(
-                id,
-                Pending {
-                    reply: reply_tx,
-                    progress,
-                },
-            );
-        }
+        self.register(id, Waiter::Reply(reply_tx), progress)?;
         Ok(Call {
             session: self,
             id,
             line: Some(encode(id)),
             reply,
         })
+    }
+
+    /// Puts request `id` in `pending`, unless the connection is gone.
+    fn register(
+        &self,
+        id: u64,
+        waiter: Waiter,
+        progress: Option<ProgressRoute>,
+    ) -> Result<(), SessionError> {
+        let mut state = self.lock();
+        if let Some(reason) = &state.closed {
+            return Err(SessionError::Closed(reason.clone()));
+        }
+        state.pending.insert(id, Pending { waiter, progress });
+        Ok(())
+    }
+
+    /// Writes a request line (from [`Session::begin_relay`]).
+    pub async fn send_line(&self, line: Vec<u8>) -> Result<(), SessionError> {
+        self.write(line).await
     }
 
     /// Sends a notification.
@@ -303,16 +325,20 @@ impl Session {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Marks the connection closed and fails every waiter (their senders are dropped).
+    /// Marks the connection closed and fails every waiter: a task's sender is dropped, a
+    /// relayed call's client gets its error line.
     fn fail_all(&self, reason: &str) {
-        let drained: Vec<Pending> = {
+        let (drained, reason): (Vec<Pending>, Arc<str>) = {
             let mut state = self.lock();
-            if state.closed.is_none() {
-                state.closed = Some(reason.into());
-            }
-            state.pending.drain().map(|(_, p)| p).collect()
+            let reason = state.closed.get_or_insert_with(|| reason.into()).clone();
+            (state.pending.drain().map(|(_, p)| p).collect(), reason)
         };
-        drop(drained);
+        let failure = SessionError::Closed(reason).to_string();
+        for pending in drained {
+            if let Waiter::Relay(relay) = pending.waiter {
+                relay.fail(&self.id, &failure);
+            }
+        }
     }
 
     /// Requests registered and not yet answered, cancelled or abandoned.
@@ -390,150 +416,9 @@ async fn write_lines<W: AsyncWrite + Unpin>(
     let _ = stdin.shutdown().await;
 }
 
-/// The reader task: routes every line of the child's stdout.
-async fn read_lines<R: AsyncRead + Unpin>(session: Arc<Session>, stdout: R, limit: usize) {
-    let mut reader = BufReader::with_capacity(64 * 1024, stdout);
-    let reason = loop {
-        let mut line = Vec::with_capacity(512);
-        match read_bounded_line(&mut reader, &mut line, limit).await {
-            Ok(LineRead::Line) => route(&session, line).await,
-            Ok(LineRead::Oversized) => refuse_oversized(&session, &line, limit),
-            Ok(LineRead::Eof) => break "its output ended".to_owned(),
-            Err(e) => break format!("reading its output failed: {e}"),
-        }
-    };
-    if session.closing.load(Ordering::Relaxed) || !session.ready.load(Ordering::Relaxed) {
-        tracing::trace!(instance_id = %session.id, "upstream session ended ({reason})");
-    } else {
-        tracing::warn!(
-            instance_id = %session.id,
-            "upstream connection lost ({reason}); its tools stay listed and calls to them fail"
-        );
-    }
-    session.fail_all(&reason);
-}
-
-/// Answers the call an upstream line longer than `limit` bytes was meant for, from the
-/// line's first bytes (`head`): the line itself was consumed without being kept.
-///
-/// A head naming a top-level `method` is a request or notification: it is ignored (logged),
-/// like any line the hub cannot use. Otherwise it is taken for a response:
-/// * its `id` read for sure from the head names the call, which fails with -32603;
-/// * without a sure `id`, the line is the answer to one of the pending calls, and nothing
-///   tells which: every call pending on this upstream fails with -32603 (exactly the one
-///   when only one is pending). A call failed wrongly this way gets an error, never a wrong
-///   result; its real answer, if it comes, is then ignored as unmatched. Leaving them all
-///   pending would leave the one the line answered waiting until the hub exits.
-fn refuse_oversized(session: &Session, head: &[u8], limit: usize) {
-    let head = scan_head(head);
-    if head.has_method {
-        tracing::warn!(
-            instance_id = %session.id,
-            "ignored an upstream request or notification longer than {limit} bytes"
-        );
-        return;
-    }
-    let message = format!(
-        "upstream `{}` sent a response longer than {limit} bytes (the line limit, \
-         MCP_MAX_LINE_BYTES); the result was discarded",
-        session.id
-    );
-    let error = |id: u64| {
-        let mut line = serde_json::to_vec(&serde_json::json!({
-            "jsonrpc": "2.0",
-            "id": id,
-            "error": {"code": -32603, "message": message, "data": {"maxLineBytes": limit}},
-        }))
-        .unwrap_or_default();
-        line.push(b'\n');
-        line
-    };
-    let known = head.id.as_ref().and_then(Value::as_u64);
-    let failed: Vec<(u64, Pending)> = match known {
-        Some(id) => session
-            .take_pending(id)
-            .map(|p| (id, p))
-            .into_iter()
-            .collect(),
-        None if head.id.is_some() => Vec::new(),
-        None => session.lock().pending.drain().collect(),
-    };
-    tracing::warn!(
-        instance_id = %session.id,
-        failed_calls = failed.len(),
-        id_known = known.is_some(),
-        "discarded an upstream response longer than {limit} bytes; its call fails"
-    );
-    for (id, pending) in failed {
-        let _ = pending.reply.send(error(id));
-    }
-}
-
-/// Routes one line from the upstream.
-async fn route(session: &Session, line: Vec<u8>) {
-    let head: Head = match serde_json::from_slice(&line) {
-        Ok(head) => head,
-        Err(_) => {
-            tracing::debug!(instance_id = %session.id, "ignored a non-JSON-RPC output line");
-            return;
-        }
-    };
-    if let Some(id) = head.response_id() {
-        if let Some(pending) = session.take_pending(id) {
-            let _ = pending.reply.send(line);
-        }
-        return;
-    }
-    match (head.method.as_deref(), &head.id) {
-        (Some(method), Some(id)) => {
-            let answer = wire::answer_upstream_request(id, method);
-            let _ = session.write(answer).await;
-        }
-        (Some("notifications/progress"), None) => forward_progress(session, &line).await,
-        (Some("notifications/tools/list_changed"), None) => tracing::warn!(
-            instance_id = %session.id,
-            "upstream sent notifications/tools/list_changed; not forwarded, the tool inventory \
-             stays as discovered at startup"
-        ),
-        (Some(method), None) => {
-            tracing::debug!(instance_id = %session.id, method, "ignored an upstream notification");
-        }
-        (None, _) => {
-            tracing::debug!(instance_id = %session.id, "ignored an unmatched upstream response");
-        }
-    }
-}
-
-/// Sends upstream progress of an active tokenized call to the client, with its own token.
-async fn forward_progress(session: &Session, line: &[u8]) {
-    #[derive(serde::Deserialize)]
-    struct Progress {
-        params: Map<String, Value>,
-    }
-    let Ok(Progress { mut params }) = serde_json::from_slice::<Progress>(line) else {
-        return;
-    };
-    let Some(id) = params.get("progressToken").and_then(Value::as_u64) else {
-        return;
-    };
-    // No route: the call completed, was cancelled, or never asked for progress.
-    let Some(route) = session.progress_route(id) else {
-        return;
-    };
-    let Ok(token) = serde_json::to_value(&route.token) else {
-        return;
-    };
-    params.insert("progressToken".to_owned(), token);
-    let notification =
-        CustomNotification::new("notifications/progress", Some(Value::Object(params)));
-    let sent = route
-        .peer
-        .send_notification(ServerNotification::CustomNotification(notification))
-        .await;
-    if let Err(e) = sent {
-        tracing::debug!(instance_id = %session.id, "progress not delivered: {e}");
-    }
-}
+#[path = "reader.rs"]
+mod reader;
+use reader::read_lines;
 
 #[cfg(test)]
 #[path = "session_tests.rs"]

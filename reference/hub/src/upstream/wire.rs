@@ -6,8 +6,11 @@
 //! `method`; a response line is then handed whole to the waiting call, which parses its result
 //! once, into the type it needs.
 
+use std::borrow::Cow;
+
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 /// The client protocol version the hub asks upstreams for in a legacy `initialize`.
@@ -30,24 +33,49 @@ pub const META_PROTOCOL_PREFIX: &str = "io.modelcontextprotocol/";
 /// The code of `UnsupportedProtocolVersionError` (2026-07-28).
 pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 
-/// What routing needs of an incoming line.
+/// An incoming line, read once: what routing needs, and the members a relayed call or a
+/// progress notification passes on, as the upstream's JSON text.
 #[derive(Debug, Deserialize)]
-pub struct Head {
+pub struct Head<'a> {
     /// Present on responses and requests.
-    #[serde(default)]
-    pub id: Option<Value>,
+    #[serde(default, borrow)]
+    pub id: Option<&'a RawValue>,
     /// Present on requests and notifications.
-    #[serde(default)]
-    pub method: Option<String>,
+    #[serde(default, borrow)]
+    pub method: Option<Cow<'a, str>>,
+    /// A request's or notification's params.
+    #[serde(default, borrow)]
+    pub params: Option<&'a RawValue>,
+    /// A success response's result.
+    #[serde(default, borrow)]
+    pub result: Option<&'a RawValue>,
+    /// An error response's error.
+    #[serde(default, borrow)]
+    pub error: Option<&'a RawValue>,
 }
 
-impl Head {
+impl<'a> Head<'a> {
+    /// Reads `line`; `None` when it is not a JSON object (of UTF-8 text).
+    pub fn parse(line: &'a [u8]) -> Option<Self> {
+        let text = std::str::from_utf8(line).ok()?;
+        // serde would read a struct from an array too.
+        if !text.trim_start().starts_with('{') {
+            return None;
+        }
+        serde_json::from_str(text).ok()
+    }
+
     /// The id of a response to one of our requests (ours are non-negative integers).
     pub fn response_id(&self) -> Option<u64> {
         if self.method.is_some() {
             return None;
         }
-        self.id.as_ref().and_then(Value::as_u64)
+        self.id.and_then(|id| id.get().parse().ok())
+    }
+
+    /// The id as a value (an upstream request's, to answer it).
+    pub fn id_value(&self) -> Option<Value> {
+        self.id.and_then(|id| serde_json::from_str(id.get()).ok())
     }
 }
 
@@ -234,36 +262,54 @@ pub struct InitializeAnswer {
     pub protocol_version: String,
 }
 
-/// One `tools/list` page, tools kept as raw objects so nothing is lost before curation.
+/// One `tools/list` page, each tool kept as the upstream's JSON text: nothing is lost or
+/// respelled before curation (see [`crate::outward`]).
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolsPage {
     /// The tools.
-    pub tools: Vec<Map<String, Value>>,
+    pub tools: Vec<Box<RawValue>>,
     /// The next page's cursor, if any.
     #[serde(default)]
     pub next_cursor: Option<String>,
 }
 
-/// `tools/call` parameters, borrowing the client's arguments.
+/// `tools/call` parameters, borrowing the client's arguments as the client wrote them.
 #[derive(Debug, Serialize)]
 pub struct CallParams<'a> {
     /// The original upstream tool name.
     pub name: &'a str,
     /// The client's arguments, as given.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub arguments: Option<&'a Map<String, Value>>,
-    /// Present when the client asked for progress: the token is our request id.
+    pub arguments: Option<&'a RawValue>,
+    /// Our progress token (when the client asked for progress: equal to the request id, so
+    /// progress finds its call without another table), then a modern upstream's keys.
     #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
-    pub meta: Option<ProgressMeta>,
+    pub meta: Option<Map<String, Value>>,
 }
 
-/// `_meta` carrying our progress token.
-#[derive(Debug, Serialize)]
-pub struct ProgressMeta {
-    /// Equal to the upstream request id, so progress finds its call without another table.
-    #[serde(rename = "progressToken")]
-    pub progress_token: u64,
+/// A `tools/call` request line: `progress` adds our progress token (the request id), `modern`
+/// the protocol `_meta` keys of a 2026-07-28 upstream.
+pub fn call_request(
+    id: u64,
+    name: &str,
+    arguments: Option<&RawValue>,
+    progress: bool,
+    modern: Option<&Map<String, Value>>,
+) -> Vec<u8> {
+    let mut meta = Map::new();
+    if progress {
+        meta.insert("progressToken".to_owned(), Value::from(id));
+    }
+    if let Some(modern) = modern {
+        meta.extend(modern.iter().map(|(k, v)| (k.clone(), v.clone())));
+    }
+    let params = CallParams {
+        name,
+        arguments,
+        meta: (!meta.is_empty()).then_some(meta),
+    };
+    request(id, "tools/call", &params)
 }
 
 fn line<T: Serialize>(value: &T) -> Vec<u8> {
@@ -280,15 +326,16 @@ mod tests {
 
     #[test]
     fn heads_tell_responses_from_requests_and_notifications() {
-        let head: Head =
-            serde_json::from_str(r#"{"jsonrpc":"2.0","id":4,"result":{}}"#).expect("head");
+        let head = Head::parse(br#"{"jsonrpc":"2.0","id":4,"result":{"a":1.0E2}}"#).expect("head");
         assert_eq!(head.response_id(), Some(4));
-        let head: Head =
-            serde_json::from_str(r#"{"jsonrpc":"2.0","id":4,"method":"ping"}"#).expect("head");
+        assert_eq!(head.result.map(RawValue::get), Some(r#"{"a":1.0E2}"#));
+        let head = Head::parse(br#"{"jsonrpc":"2.0","id":4,"method":"ping"}"#).expect("head");
         assert_eq!(head.response_id(), None);
-        let head: Head =
-            serde_json::from_str(r#"{"jsonrpc":"2.0","id":"x","result":{}}"#).expect("head");
+        assert_eq!(head.id_value(), Some(json!(4)));
+        let head = Head::parse(br#"{"jsonrpc":"2.0","id":"x","result":{}}"#).expect("head");
         assert_eq!(head.response_id(), None);
+        assert!(Head::parse(b"[1]").is_none());
+        assert!(Head::parse(b"{\"id\":\xff}").is_none());
     }
 
     #[test]
@@ -311,31 +358,13 @@ mod tests {
 
     #[test]
     fn call_requests_carry_the_progress_token_only_when_asked() {
-        let args: Map<String, Value> = [("text".to_owned(), json!("hi"))].into_iter().collect();
-        let with = request(
-            7,
-            "tools/call",
-            &CallParams {
-                name: "echo",
-                arguments: Some(&args),
-                meta: Some(ProgressMeta { progress_token: 7 }),
-            },
-        );
-        let value: Value = serde_json::from_slice(&with).expect("json");
+        let args = RawValue::from_string(r#"{"n":1.0E2,"text":"hi"}"#.to_owned()).expect("raw");
+        let with = call_request(7, "echo", Some(&args), true, None);
         assert_eq!(
-            value,
-            json!({"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"},"_meta":{"progressToken":7}}})
+            String::from_utf8(with).expect("utf-8"),
+            "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":{\"n\":1.0E2,\"text\":\"hi\"},\"_meta\":{\"progressToken\":7}}}\n"
         );
-        assert!(with.ends_with(b"\n"));
-        let without = request(
-            8,
-            "tools/call",
-            &CallParams {
-                name: "echo",
-                arguments: None,
-                meta: None,
-            },
-        );
+        let without = call_request(8, "echo", None, false, None);
         let value: Value = serde_json::from_slice(&without).expect("json");
         assert_eq!(value["params"], json!({"name": "echo"}));
     }
@@ -343,16 +372,7 @@ mod tests {
     #[test]
     fn modern_meta_is_merged_with_the_progress_token() {
         let meta = modern_meta("2026-07-28");
-        let line = request_with_meta(
-            3,
-            "tools/call",
-            &CallParams {
-                name: "echo",
-                arguments: None,
-                meta: Some(ProgressMeta { progress_token: 3 }),
-            },
-            &meta,
-        );
+        let line = call_request(3, "echo", None, true, Some(&meta));
         let value: Value = serde_json::from_slice(&line).expect("json");
         assert_eq!(
             value["params"]["_meta"],

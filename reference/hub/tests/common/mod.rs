@@ -131,6 +131,13 @@ impl Hub {
         stdin.flush().expect("flush");
     }
 
+    /// Writes `line` as it is (and a newline): for bytes a `Value` would not keep.
+    pub fn send_line(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        writeln!(stdin, "{line}").expect("write");
+        stdin.flush().expect("flush");
+    }
+
     /// The next stdout message within the deadline.
     pub fn next_message(&mut self) -> Value {
         let line = self

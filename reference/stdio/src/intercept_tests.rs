@@ -1,0 +1,111 @@
+//! The guard offers every line to the intercept first, in order, with the lifecycle it saw;
+//! what the intercept takes never reaches rmcp, and its answers share the one writer.
+
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+use rmcp::ServerHandler;
+use rmcp::model::{InitializeResult, ServerCapabilities, ServerConfig};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+use super::*;
+use crate::{GuardOptions, serve_guarded_with};
+
+#[derive(Debug, Clone)]
+struct Plain;
+
+impl ServerHandler for Plain {
+    fn get_info(&self) -> ServerConfig {
+        InitializeResult::new(ServerCapabilities::builder().enable_tools().build())
+    }
+}
+
+/// Takes lines holding `take-me` (answering them itself), records every offer.
+#[derive(Debug, Default)]
+struct Taker {
+    seen: Mutex<Vec<(String, Lifecycle)>>,
+    out: OnceLock<LineSender>,
+}
+
+impl Intercept for Taker {
+    fn attach(&self, lines: LineSender) {
+        let _ = self.out.set(lines);
+    }
+
+    fn offer<'a>(
+        &'a self,
+        line: &'a [u8],
+        lifecycle: Lifecycle,
+    ) -> Pin<Box<dyn Future<Output = bool> + Send + 'a>> {
+        Box::pin(async move {
+            let text = String::from_utf8_lossy(line).into_owned();
+            let take = text.contains("take-me");
+            self.seen
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .push((text, lifecycle));
+            if take && let Some(out) = self.out.get() {
+                let _ = out
+                    .send(br#"{"jsonrpc":"2.0","id":"take-me","result":{"taken":true}}"#.to_vec())
+                    .await;
+                let _ = out.send(b"\n".to_vec()).await;
+            }
+            take
+        })
+    }
+}
+
+#[tokio::test]
+async fn lines_are_offered_first_with_the_lifecycle_and_taken_ones_stay_out_of_rmcp() {
+    let taker = Arc::new(Taker::default());
+    let (mut client, server_in) = tokio::io::duplex(64 * 1024);
+    let (server_out, client_out) = tokio::io::duplex(64 * 1024);
+    let options = GuardOptions {
+        intercept: Some(taker.clone()),
+        ..GuardOptions::default()
+    };
+    let serve = tokio::spawn(serve_guarded_with(Plain, server_in, server_out, options));
+    let mut lines = BufReader::new(client_out).lines();
+    let mut next = async || {
+        tokio::time::timeout(Duration::from_secs(10), lines.next_line())
+            .await
+            .expect("an answer within the deadline")
+            .expect("read")
+            .expect("a line")
+    };
+    client
+        .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":\"take-me\",\"method\":\"tools/list\"}\n")
+        .await
+        .expect("write");
+    assert!(next().await.contains(r#""taken":true"#));
+    client
+        .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}\n")
+        .await
+        .expect("write");
+    assert!(next().await.contains(r#""protocolVersion":"2025-11-25""#));
+    client
+        .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\n")
+        .await
+        .expect("write");
+    assert_eq!(next().await, r#"{"jsonrpc":"2.0","id":2,"result":{}}"#);
+    drop(client);
+    tokio::time::timeout(Duration::from_secs(10), serve)
+        .await
+        .expect("the session ends at EOF")
+        .expect("join");
+    let seen = taker
+        .seen
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .iter()
+        .map(|(_, lifecycle)| *lifecycle)
+        .collect::<Vec<_>>();
+    assert_eq!(
+        seen,
+        [
+            Lifecycle::NotStarted,
+            Lifecycle::NotStarted,
+            Lifecycle::Initialized
+        ]
+    );
+}
