@@ -226,7 +226,7 @@ pub fn check(args: CheckArgs) -> ExitCode {
     };
     let code = run_reported(&rt, work, &options, shown);
     if let Some(pool) = pool {
-        rt.block_on(pool.close(std::time::Duration::from_millis(500)));
+        rt.block_on(pool.close(runner::scenario::TEARDOWN_GRACE));
     }
     rt.shutdown_timeout(std::time::Duration::from_secs(1));
     ExitCode::from(code)

@@ -7,6 +7,7 @@ pub mod jsonrpc;
 mod judge;
 mod observe;
 mod open;
+pub mod order;
 pub mod plan;
 pub mod scenario;
 pub mod share;
@@ -116,14 +117,22 @@ pub async fn run_all(
     let options_for_levels = options.clone();
     let unreported: Vec<Scenario> = entries.iter().map(|(_, s)| s.clone()).collect();
     let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
-    // One dispatcher takes the permits in scenario order, so scenarios start in order and
-    // a failure seen under --fail-fast stops everything not yet started.
+    // One dispatcher takes the permits in start order, so a failure seen under --fail-fast
+    // stops everything not yet started.
     let dispatcher = {
         let tx = tx.clone();
         let stop = stop.clone();
         let baseline = baseline.clone();
+        // Started longest wait first (see [`order`]); every event keeps the scenario's own
+        // index, so reports list them in their own order.
+        let order = order::start_order(&entries.iter().map(|(_, s)| s).collect::<Vec<_>>());
+        let mut slots: Vec<Option<(Arc<TargetCtx>, Scenario)>> =
+            entries.into_iter().map(Some).collect();
         tokio::spawn(async move {
-            for (index, (tctx, scenario)) in entries.into_iter().enumerate() {
+            for index in order {
+                let Some((tctx, scenario)) = slots.get_mut(index).and_then(Option::take) else {
+                    continue;
+                };
                 let Ok(permit) = semaphore.clone().acquire_owned().await else {
                     return;
                 };

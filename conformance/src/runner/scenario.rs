@@ -18,6 +18,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+/// How long a server has, once its scenario is over, to exit by itself after its stdin closes
+/// before its process group is killed. Nothing is judged then: the grace only lets a server
+/// that exits at once do so cleanly, and a slow one (an interpreter winding down) costs the
+/// run no more than this.
+pub const TEARDOWN_GRACE: Duration = Duration::from_millis(100);
+
 /// Why a scenario does not apply to a target, if it does not.
 pub fn skip_reason(tctx: &TargetCtx, scenario: &Scenario) -> Option<String> {
     if let Some(reason) = super::plan::generation_skip(&tctx.target, scenario) {
@@ -559,7 +565,7 @@ impl Run<'_> {
         }
         let shutdowns = self.servers.iter().map(|slot| async move {
             if let Some(s) = slot.session.write().await.take() {
-                s.shutdown(Duration::from_millis(500)).await;
+                s.shutdown(TEARDOWN_GRACE).await;
             }
         });
         futures::future::join_all(shutdowns).await;
