@@ -30,12 +30,13 @@ struct Cli {
     config: Option<PathBuf>,
 }
 
-/// Prints a clap outcome: help/version to stdout (exit 0), errors as one stderr line (exit 2).
+/// Prints a clap outcome: help/version to stdout (exit 0), errors as one or two stderr lines
+/// (exit 2): clap's message and its usage line.
 fn clap_exit(e: clap::Error) -> ExitCode {
-    match mcp_stdio_guard::clap_error_line(&e) {
+    match mcp_stdio_guard::clap_error_text(&e) {
         None => ExitCode::SUCCESS,
-        Some(line) => {
-            eprintln!("{PROG}: {line}");
+        Some(text) => {
+            eprint!("{PROG}: {text}");
             ExitCode::from(EXIT_CONFIG)
         }
     }

@@ -55,10 +55,15 @@ fn fatal(msg: impl std::fmt::Display) -> ExitCode {
     ExitCode::from(2)
 }
 
+/// Prints a clap outcome: help/version to stdout (exit 0), errors as one or two stderr lines
+/// (exit 2): clap's message and its usage line.
 fn clap_exit(e: clap::Error) -> ExitCode {
-    match mcp_stdio_guard::clap_error_line(&e) {
+    match mcp_stdio_guard::clap_error_text(&e) {
         None => ExitCode::SUCCESS,
-        Some(line) => fatal(line),
+        Some(text) => {
+            eprint!("fatal: {text}");
+            ExitCode::from(2)
+        }
     }
 }
 

@@ -58,7 +58,7 @@ pub mod schema;
 mod serve;
 mod transport;
 
-pub use cli::clap_error_line;
+pub use cli::clap_error_text;
 pub use intercept::{Intercept, Lifecycle, LineSender, TrySendError};
 pub use judge::{Verdict, judge, normalize, oversized};
 pub use line::{

@@ -35,108 +35,14 @@ enum Command {
 }
 
 /// Prints a clap outcome: help/version to stdout (exit 0), an error as at most two stderr
-/// lines (exit 2), see [`usage_error`].
+/// lines (exit 2), see [`mcp_stdio_guard::clap_error_text`].
 pub(crate) fn clap_exit(e: clap::Error, prog: &str) -> ExitCode {
-    use clap::error::ErrorKind;
-    match e.kind() {
-        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
-            let _ = e.print();
-            ExitCode::SUCCESS
-        }
-        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
-            eprint!("{}", command_required(&e.render().to_string(), prog));
+    match mcp_stdio_guard::clap_error_text(&e) {
+        None => ExitCode::SUCCESS,
+        Some(text) => {
+            eprint!("{prog}: {text}");
             ExitCode::from(2)
         }
-        _ => {
-            eprint!("{}", usage_error(&e.render().to_string(), prog));
-            ExitCode::from(2)
-        }
-    }
-}
-
-/// A (sub)command without its command: clap renders that command's help; we keep the
-/// command names it lists and its `Usage:` line, in two lines.
-fn command_required(help: &str, prog: &str) -> String {
-    let mut names = Vec::new();
-    let mut usage = None;
-    let mut in_commands = false;
-    for line in help.lines() {
-        if line.starts_with("Usage:") {
-            usage = Some(line.trim_end());
-        }
-        if line == "Commands:" {
-            in_commands = true;
-            continue;
-        }
-        if in_commands {
-            match line
-                .strip_prefix("  ")
-                .and_then(|l| l.split_whitespace().next())
-            {
-                Some(name) if !line.starts_with("   ") => names.push(name),
-                Some(_) => {}
-                None => in_commands = false,
-            }
-        }
-    }
-    let mut text = format!("{prog}: a command is required");
-    if !names.is_empty() {
-        text.push_str(": ");
-        text.push_str(&names.join(", "));
-    }
-    text.push_str(" (see --help)\n");
-    if let Some(usage) = usage {
-        text.push_str(usage);
-        text.push('\n');
-    }
-    text
-}
-
-/// clap's rendering of a usage error in at most two lines, keeping what clap says: its
-/// message with the indented context joined on (the missing arguments' names, the valid
-/// subcommands, a `tip:` with a suggestion), then clap's `Usage:` line when it has one. Only
-/// the blank lines and the closing "For more information, try '--help'." go, replaced by
-/// `(see --help)`, like every reference server's usage error.
-fn usage_error(rendered: &str, prog: &str) -> String {
-    let mut lines = rendered
-        .lines()
-        .map(str::trim_end)
-        .filter(|l| !l.is_empty());
-    let first = lines.next().unwrap_or("invalid arguments");
-    let mut message = first.strip_prefix("error: ").unwrap_or(first).to_string();
-    let mut usage: Option<String> = None;
-    let mut after_item = false;
-    for line in lines {
-        if line.starts_with("For more information") {
-            continue;
-        }
-        if line.starts_with("Usage:") {
-            usage = Some(line.to_string());
-            continue;
-        }
-        let item = line.trim_start();
-        if let Some(usage) = usage.as_mut() {
-            // A further usage form, indented below the first.
-            usage.push_str(" | ");
-            usage.push_str(item);
-            continue;
-        }
-        let tip = item.starts_with("tip:");
-        message.push_str(if tip {
-            "; "
-        } else if message.ends_with(':') {
-            " "
-        } else if after_item {
-            ", "
-        } else {
-            " "
-        });
-        message.push_str(item);
-        after_item = !tip;
-    }
-    match usage {
-        Some(usage) => format!("{prog}: {message} (see --help)\n{usage}\n"),
-        None => format!("{prog}: {message} (see --help)\n"),
     }
 }
 
