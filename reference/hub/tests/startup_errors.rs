@@ -197,3 +197,19 @@ fn a_normal_start_logs_at_info_without_debug_lines() {
         ]
     );
 }
+
+#[test]
+fn a_usage_error_keeps_clap_s_tip_and_usage_line_and_writes_no_stdout() {
+    let out = Assert::new(HUB)
+        .arg("--bogus")
+        .timeout(DEADLINE)
+        .output()
+        .expect("mcp-hub runs");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "mcp-hub: unexpected argument '--bogus' found; tip: to pass '--bogus' as a value, \
+         use '-- --bogus' (see --help)\nUsage: mcp-hub [CONFIG]\n"
+    );
+}

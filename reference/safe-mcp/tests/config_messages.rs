@@ -328,3 +328,19 @@ fn a_bad_files_rule_names_its_key_and_line() {
         "policy.toml:7: files.skip[0].when[1] = \"sometimes\" is not a condition (use dotfile, installer, unsafe-name or symlink)",
     );
 }
+
+#[test]
+fn a_usage_error_keeps_clap_s_tip_and_usage_line() {
+    let t = Tmp::new();
+    t.refuses(
+        &["termnal"],
+        &[],
+        "unrecognized subcommand 'termnal'; tip: a similar subcommand exists: 'terminal' \
+         (see --help)\nUsage: safe-mcp [COMMAND]",
+    );
+    t.refuses(
+        &["terminal", "--config"],
+        &[],
+        "a value is required for '--config <PATH>' but none was supplied (see --help)",
+    );
+}
