@@ -120,7 +120,7 @@ pub enum SchemaKind {
 pub struct RunArgs {
     #[command(flatten)]
     pub selection: Selection,
-    /// Scenarios at once (default: the number of CPUs).
+    /// Scenarios at once (default: twice the number of CPUs).
     #[arg(long, short = 'j')]
     pub jobs: Option<usize>,
     #[command(flatten)]
@@ -304,11 +304,11 @@ fn run(args: RunArgs) -> ExitCode {
             return ExitCode::from(EXIT_USAGE);
         }
     };
-    let jobs = args.jobs.unwrap_or_else(|| {
-        std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(2)
-    });
+    // Most of a run is waiting on servers (windows that must stay silent, expiry, exits),
+    // as in `check`: two scenarios per CPU keep the CPUs busy meanwhile.
+    let jobs = args
+        .jobs
+        .unwrap_or_else(|| 2 * std::thread::available_parallelism().map_or(2, |n| n.get()));
     let options = RunOptions {
         jobs,
         fail_fast: args.fail_fast,
