@@ -25,8 +25,6 @@
 //! - `notifications/cancelled` naming a call the front relays (rmcp does not know it).
 
 use std::borrow::Cow;
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 
 use mcp_stdio_guard::{Intercept, Lifecycle, LineSender};
@@ -52,19 +50,19 @@ impl Front {
     }
 
     /// Takes `line` when it is the front's (see the module documentation).
-    async fn take(&self, line: &[u8], lifecycle: Lifecycle) -> bool {
+    fn take(&self, line: &[u8], lifecycle: Lifecycle) -> bool {
         let Some(message) = Message::parse(line) else {
             return false;
         };
         match (message.method.as_ref(), message.id) {
-            ("tools/call", Some(id)) => self.call(id, message.params, lifecycle).await,
-            ("tools/list", Some(id)) => self.list(id, message.params, lifecycle).await,
-            ("notifications/cancelled", None) => self.cancel(message.params).await,
+            ("tools/call", Some(id)) => self.call(id, message.params, lifecycle),
+            ("tools/list", Some(id)) => self.list(id, message.params, lifecycle),
+            ("notifications/cancelled", None) => self.cancel(message.params),
             _ => false,
         }
     }
 
-    async fn call(&self, id: &RawValue, params: Option<&RawValue>, lifecycle: Lifecycle) -> bool {
+    fn call(&self, id: &RawValue, params: Option<&RawValue>, lifecycle: Lifecycle) -> bool {
         let Some(request_id) = request_id(id) else {
             return false;
         };
@@ -78,20 +76,18 @@ impl Front {
         let Some((era, progress_token)) = self.era(params.meta, lifecycle) else {
             return false;
         };
-        self.router
-            .relay(FrontCall {
-                id_text: id.get(),
-                id: request_id,
-                name: &params.name,
-                arguments: params.arguments,
-                progress_token,
-                era,
-            })
-            .await;
+        self.router.relay(FrontCall {
+            id_text: id.get(),
+            id: request_id,
+            name: &params.name,
+            arguments: params.arguments,
+            progress_token,
+            era,
+        });
         true
     }
 
-    async fn list(&self, id: &RawValue, params: Option<&RawValue>, lifecycle: Lifecycle) -> bool {
+    fn list(&self, id: &RawValue, params: Option<&RawValue>, lifecycle: Lifecycle) -> bool {
         let Some(out) = self.router.out() else {
             return false;
         };
@@ -112,11 +108,11 @@ impl Front {
             return false;
         };
         let line = outward::result_line(id.get(), &self.router.registry().list_result(era));
-        send(out, line).await;
+        let _ = out.send(&line);
         true
     }
 
-    async fn cancel(&self, params: Option<&RawValue>) -> bool {
+    fn cancel(&self, params: Option<&RawValue>) -> bool {
         let Some(params) =
             params.and_then(|p| serde_json::from_str::<CancelParams>(object(p)?).ok())
         else {
@@ -129,8 +125,7 @@ impl Front {
             return false;
         }
         self.router
-            .cancel_call(request_id, params.reason, params.meta)
-            .await;
+            .cancel_call(request_id, params.reason, params.meta);
         true
     }
 
@@ -171,17 +166,9 @@ impl Intercept for Front {
         self.router.attach(lines);
     }
 
-    fn offer<'a>(
-        &'a self,
-        line: &'a [u8],
-        lifecycle: Lifecycle,
-    ) -> Pin<Box<dyn Future<Output = bool> + Send + 'a>> {
-        Box::pin(self.take(line, lifecycle))
+    fn offer(&self, line: &[u8], lifecycle: Lifecycle) -> bool {
+        self.take(line, lifecycle)
     }
-}
-
-async fn send(out: &LineSender, line: Vec<u8>) {
-    let _ = out.send(line).await;
 }
 
 /// What the front reads of every line: the JSON-RPC envelope, members as JSON text.

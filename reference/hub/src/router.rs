@@ -103,19 +103,19 @@ impl Router {
 
     /// Forwards a call the front took; its answer (or error) reaches the client as a line,
     /// from the upstream session's reader, or from here when it cannot be forwarded.
-    pub async fn relay(&self, call: FrontCall<'_>) {
+    pub fn relay(&self, call: FrontCall<'_>) {
         let Some(out) = self.out.get() else {
             return;
         };
         let Some(route) = self.registry.route(call.name) else {
             let message = format!("unknown tool: {}", call.name);
             let line = outward::error_line(call.id_text, -32602, &message, None);
-            let _ = out.send(line).await;
+            let _ = out.send(&line);
             return;
         };
         let Some(session) = self.upstreams.get(route.upstream) else {
             let line = outward::error_line(call.id_text, -32603, "route without upstream", None);
-            let _ = out.send(line).await;
+            let _ = out.send(&line);
             return;
         };
         let progress = call.progress_token.map(|token| ProgressRoute {
@@ -146,7 +146,7 @@ impl Router {
         match begun {
             // A failed write fails every pending call of the session, this one included.
             Ok((_, line)) => {
-                let _ = session.send_line(line).await;
+                let _ = session.send_line(&line);
             }
             Err(e) => {
                 tracing::warn!(
@@ -157,7 +157,7 @@ impl Router {
                 );
                 let message = format!("upstream `{}` failed: {e}", session.id());
                 let line = outward::error_line(call.id_text, -32603, &message, None);
-                let _ = out.send(line).await;
+                let _ = out.send(&line);
             }
         }
     }
@@ -211,7 +211,7 @@ impl Router {
                         relayed: false,
                     },
                 );
-                match call.send().await {
+                match call.send() {
                     Ok(()) => call.response().await,
                     Err(e) => Err(e),
                 }
@@ -260,7 +260,7 @@ impl Router {
     }
 
     /// Forwards a client's cancellation, received by rmcp, to the upstream running that call.
-    pub async fn cancel(&self, params: CancelledNotificationParam, meta: NotificationMetaObject) {
+    pub fn cancel(&self, params: CancelledNotificationParam, meta: NotificationMetaObject) {
         let Some(request_id) = params.request_id else {
             return;
         };
@@ -269,18 +269,13 @@ impl Router {
         let meta = (!meta.is_empty())
             .then_some(meta)
             .and_then(|m| serde_json::to_value(m).ok());
-        self.cancel_call(request_id, params.reason, meta).await;
+        self.cancel_call(request_id, params.reason, meta);
     }
 
     /// Forwards a client's cancellation of `request_id` (its reason and `_meta` as given) to
     /// the upstream running that call, if any; unknown, completed and repeated ones are
     /// ignored.
-    pub async fn cancel_call(
-        &self,
-        request_id: RequestId,
-        reason: Option<String>,
-        meta: Option<Value>,
-    ) {
+    pub fn cancel_call(&self, request_id: RequestId, reason: Option<String>, meta: Option<Value>) {
         let Some(call) = lock(&self.active).remove(&request_id) else {
             tracing::debug!(%request_id, "cancellation of no active call ignored");
             return;
@@ -289,7 +284,7 @@ impl Router {
             return;
         };
         let meta = meta.and_then(strip_protocol_meta);
-        if session.cancel(call.upstream_id, reason, meta).await {
+        if session.cancel(call.upstream_id, reason, meta) {
             tracing::debug!(instance_id = %session.id(), %request_id, upstream_id = call.upstream_id, "cancellation forwarded");
         }
     }

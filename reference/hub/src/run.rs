@@ -10,10 +10,6 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use std::os::fd::AsFd;
-
-use tokio::io::{AsyncRead, AsyncWrite};
-use tokio::net::unix::pipe;
 use tokio::signal::unix::{Signal, SignalKind, signal};
 use tokio::sync::Notify;
 
@@ -89,7 +85,9 @@ async fn hub(config: HubConfig, timeout: Duration) -> Result<ExitCode, StartupFa
         "serving"
     );
     let router = Arc::new(Router::new(registry, fleet.sessions.clone()));
-    let (input, output) = stdio();
+    // Read and written by blocking threads (see `mcp_stdio_guard::fd`): a relayed call then
+    // wakes the input thread and an upstream's reader thread once each, and nothing else.
+    let (input, output) = mcp_stdio_guard::fd::process_stdio();
     let input_closed = Arc::new(Notify::new());
     let serve = serve_guarded_with(
         HubServer::new(router.clone()),
@@ -125,33 +123,6 @@ async fn hub(config: HubConfig, timeout: Duration) -> Result<ExitCode, StartupFa
     };
     fleet.shutdown().await;
     Ok(code)
-}
-
-type Input = Box<dyn AsyncRead + Unpin + Send>;
-type Output = Box<dyn AsyncWrite + Unpin + Send>;
-
-/// The hub's stdin and stdout. Pipes (the normal case: an MCP client started the hub) are
-/// read and written directly by the runtime; tokio's `stdin()`/`stdout()` would pass every
-/// line through a blocking-pool thread, two thread hand-offs per call. Anything else (a
-/// terminal, a file) falls back to those.
-fn stdio() -> (Input, Output) {
-    let input: Input = match std::io::stdin()
-        .as_fd()
-        .try_clone_to_owned()
-        .and_then(pipe::Receiver::from_owned_fd)
-    {
-        Ok(pipe) => Box::new(pipe),
-        Err(_) => Box::new(tokio::io::stdin()),
-    };
-    let output: Output = match std::io::stdout()
-        .as_fd()
-        .try_clone_to_owned()
-        .and_then(pipe::Sender::from_owned_fd)
-    {
-        Ok(pipe) => Box::new(pipe),
-        Err(_) => Box::new(tokio::io::stdout()),
-    };
-    (input, output)
 }
 
 /// The started upstreams' sessions and processes, ended together.

@@ -125,6 +125,6 @@ impl ServerHandler for HubServer {
         } else {
             context.meta
         };
-        self.router.cancel(notification, meta).await;
+        self.router.cancel(notification, meta);
     }
 }

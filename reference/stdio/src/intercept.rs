@@ -7,44 +7,37 @@
 //! more than the relaying itself. A server that relays (mcp-hub) registers an
 //! [`Intercept`]: every input line is offered to it first, with what the guard knows of the
 //! lifecycle, and a line it takes is neither judged nor forwarded. It answers through the
-//! same single stdout writer as rmcp and the guard ([`LineSender`]), so lines never
-//! interleave. What it does not take goes on exactly as before.
+//! same stdout writer as rmcp and the guard ([`LineSender`]), so lines never interleave.
+//! What it does not take goes on exactly as before.
 
-use std::future::Future;
-use std::pin::Pin;
+use std::sync::Arc;
 
-use tokio::sync::mpsc;
-pub use tokio::sync::mpsc::error::TrySendError;
+use crate::output::Output;
 
-/// Whole lines (newline included) to the single stdout writer.
+/// Whole lines (newline included) to the server's stdout, written at once under the one
+/// lock every writer takes (see [`crate::serve_guarded_with`]): from any thread or task.
 ///
-/// It never keeps the writer alive: the session ends (and its caller returns) when the
-/// guard and rmcp are done, however many of these a server still holds; a line sent after
-/// that is dropped (`send` says `false`).
+/// Once the session is over (the guard and rmcp are done) a line sent is dropped (`send`
+/// says `false`), however many of these a server still holds.
 #[derive(Debug, Clone)]
-pub struct LineSender(mpsc::WeakSender<Vec<u8>>);
+pub struct LineSender(Arc<Output>);
 
 impl LineSender {
-    /// A sender of lines to the writer behind `lines`.
-    pub(crate) fn new(lines: &mpsc::Sender<Vec<u8>>) -> Self {
-        Self(lines.downgrade())
+    /// A sender of lines to `output`.
+    pub(crate) fn new(output: &Arc<Output>) -> Self {
+        Self(output.clone())
     }
 
-    /// Queues `line`, waiting while the queue is full; `false` once the session is over.
-    pub async fn send(&self, line: Vec<u8>) -> bool {
-        match self.0.upgrade() {
-            Some(lines) => lines.send(line).await.is_ok(),
-            None => false,
-        }
+    /// Writes `line` whole, blocking while the client's pipe is full; `false` once the
+    /// session is over or stdout broke.
+    pub fn send(&self, line: &[u8]) -> bool {
+        self.0.write_line(line)
     }
 
-    /// Queues `line` if the queue has room now; gives it back when it has not
-    /// ([`TrySendError::Full`]) or when the session is over ([`TrySendError::Closed`]).
-    pub fn try_send(&self, line: Vec<u8>) -> Result<(), TrySendError<Vec<u8>>> {
-        match self.0.upgrade() {
-            Some(lines) => lines.try_send(line),
-            None => Err(TrySendError::Closed(line)),
-        }
+    /// [`LineSender::send`], running `mark` under the writer's lock first (see
+    /// [`Output::write_line_marked`]).
+    pub(crate) fn send_marked(&self, line: &[u8], mark: impl FnOnce()) -> bool {
+        self.0.write_line_marked(line, mark)
     }
 }
 
@@ -57,7 +50,7 @@ pub enum Lifecycle {
     /// An `initialize` was forwarded and its answer is not written yet: rmcp serves what
     /// follows after that answer, so a server taking lines now could answer before it.
     Initializing,
-    /// The `initialize` answer is written: a legacy session.
+    /// The `initialize` answer is on stdout: a legacy session.
     Initialized,
     /// A complete 2026-07-28 request started rmcp's stateless lifecycle (every later request
     /// needs its protocol `_meta`).
@@ -70,14 +63,12 @@ pub trait Intercept: Send + Sync + std::fmt::Debug + 'static {
     fn attach(&self, lines: LineSender);
 
     /// Offered each input line (newline, a trailing CR and a BOM removed; blank and oversized
-    /// lines are never offered) in input order; the next line is offered only once the
-    /// returned future is done. `true`: the server took the line (and answers it, or not, as
-    /// it must); `false`: the guard judges it as usual.
-    fn offer<'a>(
-        &'a self,
-        line: &'a [u8],
-        lifecycle: Lifecycle,
-    ) -> Pin<Box<dyn Future<Output = bool> + Send + 'a>>;
+    /// lines are never offered) in input order, on the guard's input thread (not a task of
+    /// the runtime): the next line is read only once this returns, so it should do no more
+    /// than route the line (writing to a pipe is fine; waiting on the runtime is not).
+    /// `true`: the server took the line (and answers it, or not, as it must); `false`: the
+    /// guard judges it as usual.
+    fn offer(&self, line: &[u8], lifecycle: Lifecycle) -> bool;
 }
 
 #[cfg(test)]

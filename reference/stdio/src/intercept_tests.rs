@@ -1,12 +1,14 @@
 //! The guard offers every line to the intercept first, in order, with the lifecycle it saw;
 //! what the intercept takes never reaches rmcp, and its answers share the one writer.
 
+use std::os::fd::OwnedFd;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use rmcp::ServerHandler;
 use rmcp::model::{InitializeResult, ServerCapabilities, ServerConfig};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::net::unix::pipe;
 
 use super::*;
 use crate::{GuardOptions, serve_guarded_with};
@@ -32,34 +34,29 @@ impl Intercept for Taker {
         let _ = self.out.set(lines);
     }
 
-    fn offer<'a>(
-        &'a self,
-        line: &'a [u8],
-        lifecycle: Lifecycle,
-    ) -> Pin<Box<dyn Future<Output = bool> + Send + 'a>> {
-        Box::pin(async move {
-            let text = String::from_utf8_lossy(line).into_owned();
-            let take = text.contains("take-me");
-            self.seen
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .push((text, lifecycle));
-            if take && let Some(out) = self.out.get() {
-                let _ = out
-                    .send(br#"{"jsonrpc":"2.0","id":"take-me","result":{"taken":true}}"#.to_vec())
-                    .await;
-                let _ = out.send(b"\n".to_vec()).await;
-            }
-            take
-        })
+    fn offer(&self, line: &[u8], lifecycle: Lifecycle) -> bool {
+        let text = String::from_utf8_lossy(line).into_owned();
+        let take = text.contains("take-me");
+        self.seen
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push((text, lifecycle));
+        if take && let Some(out) = self.out.get() {
+            let _ =
+                out.send(b"{\"jsonrpc\":\"2.0\",\"id\":\"take-me\",\"result\":{\"taken\":true}}\n");
+        }
+        take
     }
 }
 
 #[tokio::test]
 async fn lines_are_offered_first_with_the_lifecycle_and_taken_ones_stay_out_of_rmcp() {
     let taker = Arc::new(Taker::default());
-    let (mut client, server_in) = tokio::io::duplex(64 * 1024);
-    let (server_out, client_out) = tokio::io::duplex(64 * 1024);
+    // Real pipes, as a client gives a server: the server's ends block, the test's are async.
+    let (server_in, client) = std::io::pipe().expect("pipe");
+    let (client_out, server_out) = std::io::pipe().expect("pipe");
+    let mut client = pipe::Sender::from_owned_fd(OwnedFd::from(client)).expect("client in");
+    let client_out = pipe::Receiver::from_owned_fd(OwnedFd::from(client_out)).expect("client out");
     let options = GuardOptions {
         intercept: Some(taker.clone()),
         ..GuardOptions::default()

@@ -6,9 +6,9 @@
 //! reference server (ToolHub, mcp-hub) serves through this one guard:
 //!
 //! ```text
-//!  real stdin ──► guard task ──(parsed messages)──► rmcp service ──(lines)──┐
-//!                    │                                                       ▼
-//!                    └──────── guard's own answers (lines) ──────────► writer task ──► real stdout
+//!  real stdin ──► guard thread ──(parsed messages)──► rmcp service ──(lines)──┐
+//!                    │                                                         ▼
+//!                    └──────── guard's own answers (lines) ─────────► one locked writer ──► real stdout
 //! ```
 //!
 //! * The guard reads stdin line by line, each line at most `MCP_MAX_LINE_BYTES` bytes (default
@@ -34,10 +34,12 @@
 //!   `logging/setLevel`, which that revision removed, is answered -32601 by the guard in any
 //!   state (-32022 when the server does not speak the version it names); a request without
 //!   a modern version in `_meta` is a legacy one and keeps the handling above.
-//! * Exactly one task writes stdout. It receives whole lines from rmcp's side of the transport
-//!   and from the guard, so lines never interleave.
-//! * On stdin EOF the guard closes rmcp's input; rmcp's service ends, the writer drains and
-//!   the caller returns.
+//! * The guard reads stdin on a thread of its own, blocking on each read (a thread woken once
+//!   per line costs less than a readiness loop and its task switches).
+//! * Every line reaches stdout whole, under one lock, from rmcp's side of the transport, from
+//!   the guard and from an intercept alike, so lines never interleave; a line is written
+//!   when its writer returns, so what is written next comes after it.
+//! * On stdin EOF the guard closes rmcp's input; rmcp's service ends and the caller returns.
 //! * A server may take some lines itself before the guard judges them ([`Intercept`]: a
 //!   relaying server, mcp-hub, passes tool calls and listings on as JSON text); it answers
 //!   through the same writer.
@@ -50,21 +52,23 @@
 #![warn(missing_docs)]
 
 pub mod cli;
+pub mod fd;
 mod intercept;
 mod judge;
 mod line;
 pub mod listing;
+mod output;
 pub mod schema;
 mod serve;
 mod transport;
 
 pub use cli::clap_error_text;
-pub use intercept::{Intercept, Lifecycle, LineSender, TrySendError};
+pub use intercept::{Intercept, Lifecycle, LineSender};
 pub use judge::{Verdict, judge, normalize, oversized};
 pub use line::{
     LINE_LIMIT_ENV, LineHead, LineRead, MAX_CONFIGURABLE_LINE_BYTES, MAX_LINE_BYTES,
     MIN_LINE_BYTES, OVERSIZED_HEAD_BYTES, max_line_bytes, parse_line_limit, read_bounded_line,
-    scan_head,
+    read_bounded_line_blocking, scan_head,
 };
 pub use serve::{
     GuardOptions, SessionEnd, serve_guarded, serve_guarded_with, serve_stdio, serve_stdio_then,

@@ -46,41 +46,93 @@ pub async fn read_bounded_line<R: AsyncBufReadExt + Unpin>(
     buf: &mut Vec<u8>,
     max: usize,
 ) -> std::io::Result<LineRead> {
-    buf.clear();
-    let head = OVERSIZED_HEAD_BYTES.min(max);
-    let mut oversized = false;
+    let mut line = Bounded::new(buf, max);
     loop {
         let available = reader.fill_buf().await?;
+        let (taken, done) = line.take(available);
+        reader.consume(taken);
+        if let Some(read) = done {
+            return Ok(read);
+        }
+    }
+}
+
+/// [`read_bounded_line`] over a blocking reader: for the threads that read a pipe by
+/// blocking on it (the guard's stdin, an upstream's stdout in mcp-hub), where a readiness
+/// loop would cost two more system calls and a wakeup per line.
+pub fn read_bounded_line_blocking<R: std::io::BufRead>(
+    reader: &mut R,
+    buf: &mut Vec<u8>,
+    max: usize,
+) -> std::io::Result<LineRead> {
+    let mut line = Bounded::new(buf, max);
+    loop {
+        let available = match reader.fill_buf() {
+            Ok(available) => available,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        let (taken, done) = line.take(available);
+        reader.consume(taken);
+        if let Some(read) = done {
+            return Ok(read);
+        }
+    }
+}
+
+/// One bounded line being read, whichever way its bytes arrive.
+struct Bounded<'a> {
+    buf: &'a mut Vec<u8>,
+    max: usize,
+    head: usize,
+    oversized: bool,
+}
+
+impl<'a> Bounded<'a> {
+    fn new(buf: &'a mut Vec<u8>, max: usize) -> Self {
+        buf.clear();
+        Self {
+            buf,
+            max,
+            head: OVERSIZED_HEAD_BYTES.min(max),
+            oversized: false,
+        }
+    }
+
+    /// Takes what the line needs of `available` (empty: end of input): how many bytes to
+    /// consume, and the outcome once the line is complete.
+    fn take(&mut self, available: &[u8]) -> (usize, Option<LineRead>) {
         if available.is_empty() {
-            return Ok(if oversized {
+            let read = if self.oversized {
                 LineRead::Oversized
-            } else if buf.is_empty() {
+            } else if self.buf.is_empty() {
                 LineRead::Eof
             } else {
                 LineRead::Line
-            });
+            };
+            return (0, Some(read));
         }
         let newline = available.iter().position(|b| *b == b'\n');
         let take = newline.map_or(available.len(), |i| i + 1);
         let content = newline.map_or(take, |i| i);
-        if !oversized {
-            if buf.len() + content > max {
-                oversized = true;
-                let room = head.saturating_sub(buf.len());
-                buf.extend_from_slice(&available[..content.min(room)]);
-                buf.truncate(head);
+        if !self.oversized {
+            if self.buf.len() + content > self.max {
+                self.oversized = true;
+                let room = self.head.saturating_sub(self.buf.len());
+                self.buf.extend_from_slice(&available[..content.min(room)]);
+                self.buf.truncate(self.head);
             } else {
-                buf.extend_from_slice(&available[..take]);
+                self.buf.extend_from_slice(&available[..take]);
             }
         }
-        reader.consume(take);
-        if newline.is_some() {
-            return Ok(if oversized {
+        let done = newline.map(|_| {
+            if self.oversized {
                 LineRead::Oversized
             } else {
                 LineRead::Line
-            });
-        }
+            }
+        });
+        (take, done)
     }
 }
 
@@ -328,6 +380,30 @@ mod tests {
                 // The head is kept, bounded by the limit.
                 (LineRead::Oversized, "too long".to_owned()),
                 // Exactly the limit, newline not counted.
+                (LineRead::Line, "12345678\n".to_owned()),
+                (LineRead::Line, "cd".to_owned()),
+            ]
+        );
+    }
+
+    #[test]
+    fn the_blocking_reader_reads_the_same_lines() {
+        let input: &[u8] = b"ab\ntoo long line\n12345678\ncd";
+        let mut reader = std::io::BufReader::with_capacity(4, input);
+        let mut buf = Vec::new();
+        let mut seen = Vec::new();
+        loop {
+            match read_bounded_line_blocking(&mut reader, &mut buf, 8) {
+                Ok(LineRead::Eof) => break,
+                Ok(read) => seen.push((read, String::from_utf8_lossy(&buf).into_owned())),
+                Err(e) => panic!("{e}"),
+            }
+        }
+        assert_eq!(
+            seen,
+            [
+                (LineRead::Line, "ab\n".to_owned()),
+                (LineRead::Oversized, "too long".to_owned()),
                 (LineRead::Line, "12345678\n".to_owned()),
                 (LineRead::Line, "cd".to_owned()),
             ]

@@ -1,19 +1,28 @@
-//! The tasks around the rmcp service: the guard on stdin and the single stdout writer.
+//! What runs around the rmcp service: the guard, a thread reading stdin, and the one stdout
+//! writer every answer goes through.
+//!
+//! The guard reads stdin by blocking on it, on a thread of its own: it wakes once per line
+//! and hands rmcp the parsed message, and an [`Intercept`] answers what it takes right there
+//! (for mcp-hub, a call written to its upstream from this thread, the upstream's answer
+//! written to stdout from that upstream's reader thread), so a relayed call never waits for
+//! the runtime to be scheduled.
 
+use std::io::{BufReader, Read, Write};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use rmcp::model::{ClientJsonRpcMessage, ProtocolVersion};
 use rmcp::{RoleServer, Service};
-use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::{Notify, mpsc};
 
+use crate::fd::process_stdio;
 use crate::intercept::{Intercept, Lifecycle, LineSender};
 use crate::judge::{Verdict, judge, normalize, oversized};
-use crate::line::{LineRead, max_line_bytes, read_bounded_line};
+use crate::line::{LineRead, max_line_bytes, read_bounded_line_blocking};
+use crate::output::Output;
 use crate::transport::GuardTransport;
 
-/// Messages and lines queued between the tasks before senders wait.
+/// Messages queued for rmcp before the guard waits.
 const QUEUE: usize = 256;
 
 /// How the session ended.
@@ -45,7 +54,7 @@ pub struct GuardOptions {
     pub intercept: Option<Arc<dyn Intercept>>,
 }
 
-/// What the guard task needs besides its channels.
+/// What the guard needs besides its input and output.
 struct GuardState {
     supported: Vec<ProtocolVersion>,
     input_closed: Option<Arc<Notify>>,
@@ -55,11 +64,12 @@ struct GuardState {
     limit: usize,
 }
 
-/// The guard task: stdin lines in, parsed messages to rmcp, own answers to the writer.
-async fn guard_input<R: AsyncRead + Unpin>(
+/// The guard, on its input thread: stdin lines in, parsed messages to rmcp, its own answers
+/// to stdout.
+fn guard_input<R: Read>(
     input: R,
     to_rmcp: mpsc::Sender<ClientJsonRpcMessage>,
-    answers: mpsc::Sender<Vec<u8>>,
+    answers: LineSender,
     state: GuardState,
 ) {
     let GuardState {
@@ -75,10 +85,10 @@ async fn guard_input<R: AsyncRead + Unpin>(
     // How the lifecycle started, once it did: by `initialize` (legacy) or not (stateless).
     let mut started_by_initialize = false;
     if let Some(intercept) = &intercept {
-        intercept.attach(LineSender::new(&answers));
+        intercept.attach(answers.clone());
     }
     loop {
-        match read_bounded_line(&mut reader, &mut buf, limit).await {
+        match read_bounded_line_blocking(&mut reader, &mut buf, limit) {
             Ok(LineRead::Eof) => break,
             Err(e) => {
                 tracing::debug!("stdin read failed: {e}");
@@ -88,7 +98,7 @@ async fn guard_input<R: AsyncRead + Unpin>(
                 tracing::warn!("refused an input line longer than {limit} bytes");
                 let mut out = oversized(&buf, limit).to_string().into_bytes();
                 out.push(b'\n');
-                if answers.send(out).await.is_err() {
+                if !answers.send(&out) {
                     break;
                 }
                 continue;
@@ -108,7 +118,7 @@ async fn guard_input<R: AsyncRead + Unpin>(
                 }
                 (true, true) => Lifecycle::Initializing,
             };
-            if intercept.offer(line, lifecycle).await {
+            if intercept.offer(line, lifecycle) {
                 continue;
             }
         }
@@ -125,7 +135,7 @@ async fn guard_input<R: AsyncRead + Unpin>(
                     );
                 }
                 initialized |= starts_lifecycle;
-                if to_rmcp.send(*message).await.is_err() {
+                if to_rmcp.blocking_send(*message).is_err() {
                     tracing::debug!("rmcp input closed; guard stops");
                     break;
                 }
@@ -133,7 +143,7 @@ async fn guard_input<R: AsyncRead + Unpin>(
             Verdict::Answer(value) => {
                 let mut out = value.to_string().into_bytes();
                 out.push(b'\n');
-                if answers.send(out).await.is_err() {
+                if !answers.send(&out) {
                     break;
                 }
             }
@@ -146,26 +156,17 @@ async fn guard_input<R: AsyncRead + Unpin>(
     // Dropping `to_rmcp` ends rmcp's input: its service ends.
 }
 
-/// The single stdout writer.
-async fn write_lines<W: AsyncWrite + Unpin>(mut rx: mpsc::Receiver<Vec<u8>>, mut output: W) {
-    while let Some(line) = rx.recv().await {
-        if output.write_all(&line).await.is_err() {
-            break;
-        }
-        // Flush per line, unless more lines are already waiting.
-        if rx.is_empty() && output.flush().await.is_err() {
-            break;
-        }
-    }
-    let _ = output.flush().await;
-}
-
 /// Serves `service` over `input`/`output` behind the guard until input closes.
+///
+/// `input` is read on a thread of the guard's, by blocking reads (see [`crate::fd`] for a
+/// descriptor that may be non-blocking); `output` is written whole line by whole line, from
+/// whichever thread or task answers. When the session ends for another reason than the end
+/// of `input`, that thread is left blocked on its next read: a process ends with it.
 pub async fn serve_guarded<S, R, W>(service: S, input: R, output: W) -> SessionEnd
 where
     S: Service<RoleServer>,
-    R: AsyncRead + Unpin + Send + 'static,
-    W: AsyncWrite + Unpin + Send + 'static,
+    R: Read + Send + 'static,
+    W: Write + Send + 'static,
 {
     serve_guarded_with(service, input, output, GuardOptions::default()).await
 }
@@ -179,34 +180,35 @@ pub async fn serve_guarded_with<S, R, W>(
 ) -> SessionEnd
 where
     S: Service<RoleServer>,
-    R: AsyncRead + Unpin + Send + 'static,
-    W: AsyncWrite + Unpin + Send + 'static,
+    R: Read + Send + 'static,
+    W: Write + Send + 'static,
 {
     let limit = match max_line_bytes() {
         Ok(limit) => limit,
         Err(e) => return SessionEnd::InitFailed(e),
     };
     let (message_tx, message_rx) = mpsc::channel(QUEUE);
-    let (line_tx, line_rx) = mpsc::channel::<Vec<u8>>(QUEUE);
+    let output = Output::new(Box::new(output));
     let supported = service.supported_protocol_versions().into_owned();
 
     let initialize_answered = Arc::new(AtomicBool::new(false));
-    let writer = tokio::spawn(write_lines(line_rx, output));
-    let guard = tokio::spawn(guard_input(
-        input,
-        message_tx,
-        line_tx.clone(),
-        GuardState {
-            supported,
-            input_closed: options.input_closed,
-            intercept: options.intercept,
-            initialize_answered: initialize_answered.clone(),
-            limit,
-        },
-    ));
+    let state = GuardState {
+        supported,
+        input_closed: options.input_closed,
+        intercept: options.intercept,
+        initialize_answered: initialize_answered.clone(),
+        limit,
+    };
+    let answers = LineSender::new(&output);
+    let guard = std::thread::Builder::new()
+        .name("mcp-stdin".into())
+        .spawn(move || guard_input(input, message_tx, answers, state));
+    if let Err(e) = guard {
+        return SessionEnd::InitFailed(format!("cannot start the input thread: {e}"));
+    }
     let transport = GuardTransport {
         incoming: message_rx,
-        lines: line_tx,
+        out: LineSender::new(&output),
         echo_versions: options.echo_initialize_versions,
         echo: None,
         initialize_answered,
@@ -220,12 +222,10 @@ where
         Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => SessionEnd::InputClosed,
         Err(e) => SessionEnd::InitFailed(e.to_string()),
     };
-    // The transport is gone with the service. The guard may still be blocked on a stdin read
-    // when rmcp ended for another reason: stop it, so its answer sender goes too and the
-    // writer drains what is queued and ends.
-    guard.abort();
-    let _ = guard.await;
-    let _ = writer.await;
+    // Lines sent from now on (an intercept's late answers) are dropped. The input thread is
+    // not joined: when rmcp ended for another reason than the end of stdin, it is blocked on
+    // a read, and its next line finds rmcp's input closed.
+    output.close();
     end
 }
 
@@ -276,13 +276,9 @@ where
         input_closed: Some(input_closed),
         ..Default::default()
     };
-    let end = runtime.block_on(serve_guarded_with(
-        service,
-        tokio::io::stdin(),
-        tokio::io::stdout(),
-        options,
-    ));
-    // A blocking stdin read may still be parked on the blocking pool: do not wait for it.
+    let (input, output) = process_stdio();
+    let end = runtime.block_on(serve_guarded_with(service, input, output, options));
+    // A blocking stdin read may still be parked on the input thread: do not wait for it.
     runtime.shutdown_background();
     match end {
         SessionEnd::InputClosed => std::process::ExitCode::SUCCESS,

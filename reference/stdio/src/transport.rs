@@ -1,5 +1,5 @@
 //! The rmcp transport behind the guard: messages the guard already parsed come in, rmcp's
-//! messages go out as lines to the single stdout writer. No second parse, no byte pipe.
+//! messages go out as lines through the one stdout writer. No second parse, no byte pipe.
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -13,17 +13,19 @@ use rmcp::model::{
 use rmcp::transport::Transport;
 use tokio::sync::mpsc;
 
+use crate::intercept::LineSender;
+
 /// rmcp's transport: `receive` takes the guard's forwarded messages, `send` serializes.
 pub(crate) struct GuardTransport {
     /// Messages forwarded by the guard; closed when stdin ends.
     pub incoming: mpsc::Receiver<ClientJsonRpcMessage>,
-    /// Lines to the stdout writer.
-    pub lines: mpsc::Sender<Vec<u8>>,
+    /// The stdout writer.
+    pub out: LineSender,
     /// Versions answered verbatim to `initialize` (see `GuardOptions`).
     pub echo_versions: Vec<ProtocolVersion>,
     /// The `initialize` request whose answer must name the version it asked for.
     pub echo: Option<(RequestId, ProtocolVersion)>,
-    /// Set when an `initialize` answer is queued for stdout (the guard's
+    /// Set once an `initialize` answer is on stdout (the guard's
     /// [`crate::Lifecycle::Initialized`]).
     pub initialize_answered: Arc<AtomicBool>,
 }
@@ -65,29 +67,31 @@ impl Transport<RoleServer> for GuardTransport {
         &mut self,
         mut item: ServerJsonRpcMessage,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
-        let initialize = self
-            .adjust(&mut item)
-            .then(|| self.initialize_answered.clone());
-        let line = serde_json::to_vec(&item).map(|mut line| {
-            line.push(b'\n');
-            line
-        });
-        let lines = self.lines.clone();
-        // rmcp may run send futures concurrently; they are created in order and the channel
-        // serves waiting senders first come, first served, so lines keep their order.
-        async move {
-            let line = line.map_err(std::io::Error::other)?;
-            let sent = lines
-                .send(line)
-                .await
-                .map_err(|_| std::io::Error::new(std::io::ErrorKind::BrokenPipe, "stdout closed"));
-            // Only once the answer is queued: a line the guard hands to an intercept from now
-            // on is answered after it.
-            if let Some(answered) = initialize {
-                answered.store(true, Ordering::Release);
-            }
-            sent
-        }
+        let initialize = self.adjust(&mut item).then(|| self.initialize_answered.clone());
+        // Written here, not in the future: rmcp may run send futures concurrently, and lines
+        // must keep the order in which rmcp made them. An `initialize` answer marks the
+        // lifecycle under the writer's lock, before it is written: a line an intercept takes
+        // once it sees the mark is answered after it, and a client that has read the answer
+        // finds the mark set.
+        let written = serde_json::to_vec(&item)
+            .map_err(std::io::Error::other)
+            .and_then(|mut line| {
+                line.push(b'\n');
+                let mark = || {
+                    if let Some(answered) = initialize {
+                        answered.store(true, Ordering::Release);
+                    }
+                };
+                if self.out.send_marked(&line, mark) {
+                    Ok(())
+                } else {
+                    Err(std::io::Error::new(
+                        std::io::ErrorKind::BrokenPipe,
+                        "stdout closed",
+                    ))
+                }
+            });
+        std::future::ready(written)
     }
 
     async fn receive(&mut self) -> Option<ClientJsonRpcMessage> {

@@ -385,7 +385,6 @@ async fn initialize(session: &Session, timeout: Duration) -> Result<(), StartErr
     }
     session
         .notify("notifications/initialized", &serde_json::json!({}))
-        .await
         .map_err(|source| StartError::Session {
             step: "initialize",
             source,
@@ -454,6 +453,25 @@ async fn bounded(test: impl std::future::Future<Output = ()>) {
     }
 }
 
+/// Real pipes between a session under test and a fake upstream, named as the tests use
+/// them: `(hub_in, up_in, up_out, hub_out)`. The session's ends block, as a child's pipes do
+/// for it; the fake upstream's are async. Made inside the test's runtime.
+#[cfg(test)]
+fn test_pipes() -> (
+    std::io::PipeWriter,
+    tokio::net::unix::pipe::Receiver,
+    tokio::net::unix::pipe::Sender,
+    std::io::PipeReader,
+) {
+    use std::os::fd::OwnedFd;
+    use tokio::net::unix::pipe;
+    let (up_in, hub_in) = std::io::pipe().expect("pipe");
+    let (hub_out, up_out) = std::io::pipe().expect("pipe");
+    let up_in = pipe::Receiver::from_owned_fd(OwnedFd::from(up_in)).expect("async reader");
+    let up_out = pipe::Sender::from_owned_fd(OwnedFd::from(up_out)).expect("async writer");
+    (hub_in, up_in, up_out, hub_out)
+}
+
 #[cfg(test)]
 mod pages_tests;
 
@@ -471,8 +489,7 @@ mod probe_tests {
     /// A fake upstream answering each `server/discover` with the next scripted answer
     /// (`None`: silence), reporting every request it receives.
     fn upstream(script: Vec<Option<Value>>) -> (Arc<Session>, mpsc::UnboundedReceiver<Value>) {
-        let (hub_in, up_in) = tokio::io::duplex(64 * 1024);
-        let (mut up_out, hub_out) = tokio::io::duplex(64 * 1024);
+        let (hub_in, up_in, mut up_out, hub_out) = test_pipes();
         let (seen_tx, seen) = mpsc::unbounded_channel();
         tokio::spawn(async move {
             let mut script = script.into_iter();

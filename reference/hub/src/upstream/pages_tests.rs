@@ -17,8 +17,7 @@ use crate::config::InstanceId;
 fn paged_upstream(
     pages: Vec<(Option<&'static str>, Value)>,
 ) -> (Arc<Session>, mpsc::UnboundedReceiver<Value>) {
-    let (hub_in, up_in) = tokio::io::duplex(64 * 1024);
-    let (mut up_out, hub_out) = tokio::io::duplex(64 * 1024);
+    let (hub_in, up_in, mut up_out, hub_out) = test_pipes();
     let (seen_tx, seen) = mpsc::unbounded_channel();
     tokio::spawn(async move {
         let mut lines = BufReader::new(up_in).lines();

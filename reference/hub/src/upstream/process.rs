@@ -8,6 +8,7 @@
 //! safety core's one `contain_child` helper. The death signal is tied to the spawning thread:
 //! the hub spawns from its main thread, which runs the whole session.
 
+use std::fs::File;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -15,11 +16,12 @@ use std::time::Duration;
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 use tokio::io::{AsyncRead, BufReader};
-use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio::process::{Child, Command};
 use tokio::task::JoinHandle;
 
 use super::cause::{self, Exit};
 use crate::config::{InstanceId, ServerConfig};
+use mcp_stdio_guard::fd::Blocking;
 use mcp_stdio_guard::{LineRead, read_bounded_line};
 
 /// The tracing target of relayed upstream stderr lines.
@@ -54,10 +56,10 @@ pub struct Ended {
 pub struct Spawned {
     /// The process.
     pub process: UpstreamProcess,
-    /// Its stdin (our requests).
-    pub stdin: ChildStdin,
-    /// Its stdout (its answers).
-    pub stdout: ChildStdout,
+    /// Its stdin (our requests), written by blocking writes.
+    pub stdin: Blocking<File>,
+    /// Its stdout (its answers), read by blocking reads.
+    pub stdout: Blocking<File>,
 }
 
 /// Starts the upstream described by `config`.
@@ -87,6 +89,10 @@ pub fn spawn(config: &ServerConfig) -> std::io::Result<Spawned> {
     let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
         return Err(std::io::Error::other("the child's pipes are missing"));
     };
+    // The session writes and reads them from threads, blocking (tokio made them
+    // non-blocking for its reactor).
+    let stdin = Blocking::own(stdin.into_owned_fd()?);
+    let stdout = Blocking::own(stdout.into_owned_fd()?);
     Ok(Spawned {
         process: UpstreamProcess {
             id: config.id.clone(),

@@ -1,29 +1,26 @@
-//! The reader task of a session: every line of the upstream's stdout, routed (a response to
+//! The reader thread of a session: every line of the upstream's stdout, routed (a response to
 //! its waiter or relayed to the client, progress to the client, an upstream request
 //! answered), and an oversized line turned into the error of the call it was meant for.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-use mcp_stdio_guard::{LineRead, read_bounded_line, scan_head};
+use std::io::{BufReader, Read};
+
+use mcp_stdio_guard::{LineRead, read_bounded_line_blocking, scan_head};
 use serde_json::Value;
-use tokio::io::{AsyncRead, BufReader};
 
 use super::super::relay::Waiter;
 use super::super::wire::{self, Head};
 use super::{Pending, Session};
 
-/// The reader task: routes every line of the child's stdout.
-pub(super) async fn read_lines<R: AsyncRead + Unpin>(
-    session: Arc<Session>,
-    stdout: R,
-    limit: usize,
-) {
+/// The reader thread: routes every line of the child's stdout, blocking on each read.
+pub(super) fn read_lines<R: Read>(session: Arc<Session>, stdout: R, limit: usize) {
     let mut reader = BufReader::with_capacity(64 * 1024, stdout);
     let reason = loop {
         let mut line = Vec::with_capacity(512);
-        match read_bounded_line(&mut reader, &mut line, limit).await {
-            Ok(LineRead::Line) => route(&session, line).await,
+        match read_bounded_line_blocking(&mut reader, &mut line, limit) {
+            Ok(LineRead::Line) => route(&session, line),
             Ok(LineRead::Oversized) => refuse_oversized(&session, &line, limit),
             Ok(LineRead::Eof) => break "its output ended".to_owned(),
             Err(e) => break format!("reading its output failed: {e}"),
@@ -107,7 +104,7 @@ fn refuse_oversized(session: &Session, head: &[u8], limit: usize) {
 }
 
 /// Routes one line from the upstream.
-async fn route(session: &Session, line: Vec<u8>) {
+fn route(session: &Session, line: Vec<u8>) {
     let Some(head) = Head::parse(&line) else {
         tracing::debug!(instance_id = %session.id, "ignored a non-JSON-RPC output line");
         return;
@@ -117,7 +114,7 @@ async fn route(session: &Session, line: Vec<u8>) {
             return;
         };
         match pending.waiter {
-            Waiter::Relay(relay) => relay.deliver(&session.id, &head).await,
+            Waiter::Relay(relay) => relay.deliver(&session.id, &head),
             Waiter::Reply(reply) => {
                 drop(head);
                 let _ = reply.send(line);
@@ -128,9 +125,9 @@ async fn route(session: &Session, line: Vec<u8>) {
     match (head.method.as_deref(), head.id_value()) {
         (Some(method), Some(id)) => {
             let answer = wire::answer_upstream_request(&id, method);
-            let _ = session.write(answer).await;
+            let _ = session.write(&answer);
         }
-        (Some("notifications/progress"), None) => forward_progress(session, &head).await,
+        (Some("notifications/progress"), None) => forward_progress(session, &head),
         (Some("notifications/tools/list_changed"), None) => tracing::warn!(
             instance_id = %session.id,
             "upstream sent notifications/tools/list_changed; not forwarded, the tool inventory \
@@ -147,7 +144,7 @@ async fn route(session: &Session, line: Vec<u8>) {
 
 /// Sends upstream progress of an active tokenized call to the client, with its own token;
 /// everything else in the notification's params is passed on as the upstream wrote it.
-async fn forward_progress(session: &Session, head: &Head<'_>) {
+fn forward_progress(session: &Session, head: &Head<'_>) {
     #[derive(serde::Deserialize)]
     struct Token {
         #[serde(rename = "progressToken")]
@@ -166,7 +163,7 @@ async fn forward_progress(session: &Session, head: &Head<'_>) {
     let Some(route) = session.progress_route(id) else {
         return;
     };
-    if !route.forward(params.get()).await {
+    if !route.forward(params.get()) {
         tracing::debug!(instance_id = %session.id, "progress not delivered");
     }
 }

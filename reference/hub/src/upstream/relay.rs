@@ -2,9 +2,9 @@
 //! steps, calls rmcp routed), or relayed to the client at once as a line (calls the hub's
 //! front took, see [`crate::front`]); and where the call's progress goes.
 //!
-//! A relayed call has no task of its own: the session's reader turns the upstream's
-//! response into the client's line ([`crate::outward`]) and queues it for stdout, so a call
-//! costs no task switch between the upstream's answer and the client's.
+//! A relayed call has no task of its own: the session's reader thread turns the upstream's
+//! response into the client's line ([`crate::outward`]) and writes it to stdout, so a call
+//! costs no task switch and no wakeup between the upstream's answer and the client's.
 
 use std::any::Any;
 use std::sync::Arc;
@@ -30,12 +30,12 @@ pub struct ProgressRoute {
 
 impl ProgressRoute {
     /// Sends the upstream's progress `params` (JSON text) to the client with its token.
-    pub async fn forward(&self, params: &str) -> bool {
+    pub fn forward(&self, params: &str) -> bool {
         let Ok(params) = outward::progress_params(params, &self.token) else {
             return false;
         };
         let line = outward::notification_line("notifications/progress", &params);
-        self.out.send(line).await
+        self.out.send(&line)
     }
 }
 
@@ -83,8 +83,8 @@ struct UpstreamError {
 }
 
 impl Relay {
-    /// The client's line for the upstream's response `head`, queued for stdout.
-    pub async fn deliver(self, instance: &InstanceId, head: &Head<'_>) {
+    /// The client's line for the upstream's response `head`, written to stdout.
+    pub fn deliver(self, instance: &InstanceId, head: &Head<'_>) {
         let line = match (head.result, head.error) {
             (Some(result), _) => match outward::call_result(result.get(), self.era) {
                 Ok(result) => outward::result_line(&self.client_id, &result),
@@ -110,18 +110,18 @@ impl Relay {
                 self.transport_failure(instance, "invalid response: neither result nor error")
             }
         };
-        let _ = self.out.send(line).await;
+        let _ = self.out.send(&line);
     }
 
-    /// Fails the call with the hub's internal error, without waiting: the connection is
-    /// gone, or the response could not be read (`failure` says why).
+    /// Fails the call with the hub's internal error: the connection is gone, or the response
+    /// could not be read (`failure` says why).
     pub fn fail(self, instance: &InstanceId, failure: &str) {
         let line = self.transport_failure(instance, failure);
-        self.queue(line);
+        let _ = self.out.send(&line);
     }
 
     /// Answers the call with the error an upstream response stands for (one too long to be
-    /// read, whose error the hub makes), without waiting.
+    /// read, whose error the hub makes).
     pub fn reject(self, instance: &InstanceId, code: i64, message: &str, data: Option<&str>) {
         tracing::warn!(
             target: "mcp_hub::router",
@@ -131,18 +131,7 @@ impl Relay {
             "routed tool call failed at the upstream"
         );
         let line = outward::error_line(&self.client_id, code, message, data);
-        self.queue(line);
-    }
-
-    /// Queues `line` for stdout without waiting: at once when the queue has room, else from a
-    /// task of its own (the caller holds no await point).
-    fn queue(self, line: Vec<u8>) {
-        if let Err(mcp_stdio_guard::TrySendError::Full(line)) = self.out.try_send(line) {
-            let out = self.out.clone();
-            tokio::spawn(async move {
-                let _ = out.send(line).await;
-            });
-        }
+        let _ = self.out.send(&line);
     }
 
     /// The line of a call that failed at the upstream's transport or protocol layer, logged

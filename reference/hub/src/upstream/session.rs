@@ -1,10 +1,13 @@
 //! One MCP client session with one upstream, over its stdin/stdout.
 //!
-//! Two tasks per session: the writer (the only one writing the child's stdin) and the reader
-//! (the only one reading its stdout). Requests are registered in `pending` under an id the
-//! session allocates; the reader hands each response line to its waiter, or relays it to the
-//! client itself (see [`super::relay`]), and routes `notifications/progress` by token (the
-//! token of a call is its request id). An entry leaves `pending` when its response arrives,
+//! The child's stdin is written whole line by whole line under one lock, by whoever sends (the
+//! front on the hub's input thread, a task of the runtime, the reader answering the
+//! upstream); its stdout is read by one thread of the session's, blocking on each read. A
+//! relayed call is thus two blocking writes and no task switch: the input thread writes the
+//! request, the reader thread writes the answer to the client. Requests are registered in
+//! `pending` under an id the session allocates; the reader hands each response line to its
+//! waiter, or relays it to the client itself (see [`super::relay`]), and routes
+//! `notifications/progress` by token (the token of a call is its request id). An entry leaves `pending` when its response arrives,
 //! when it is cancelled, or when its waiter goes away, so nothing grows with the number of
 //! calls. When stdout ends, every waiter is failed and later requests fail at once.
 //!
@@ -14,23 +17,20 @@
 //! Notifications (cancellation) carry no protocol `_meta` in either generation.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError, Weak};
+use std::io::{Read, Write};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering, fence};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError, TryLockError};
 
 use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
-use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 
 pub use super::relay::ProgressRoute;
 use super::relay::{Relay, Waiter};
 use super::wire;
 use crate::config::InstanceId;
 use mcp_stdio_guard::{MAX_LINE_BYTES, max_line_bytes};
-
-/// Lines queued for the writer before senders wait.
-const WRITE_QUEUE: usize = 1024;
 
 /// Why a request got no response.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -54,17 +54,21 @@ struct State {
     closed: Option<Arc<str>>,
 }
 
+/// The writing end of the child's stdin, while it is open.
+type Stdin = Option<Box<dyn Write + Send>>;
+
 /// A running client session with one upstream.
 pub struct Session {
     id: InstanceId,
-    out: mpsc::Sender<Vec<u8>>,
+    /// The child's stdin; taken (closed) when the session closes or a write fails.
+    stdin: Mutex<Stdin>,
     state: Mutex<State>,
     next_id: AtomicU64,
     closing: AtomicBool,
     ready: AtomicBool,
-    stop_writer: Mutex<Option<oneshot::Sender<()>>>,
-    /// The reader task, awaited at shutdown so what it logs about the end is logged.
-    reader: Mutex<Option<tokio::task::JoinHandle<()>>>,
+    /// Told when the reader thread ends, awaited at shutdown so what it logs about the end
+    /// is logged.
+    reader: Mutex<Option<oneshot::Receiver<()>>>,
     /// Set once the upstream is known to be modern: the `_meta` keys every request carries.
     modern: OnceLock<(String, Map<String, Value>)>,
 }
@@ -84,12 +88,13 @@ pub struct Call<'a> {
 }
 
 impl Session {
-    /// Starts the session's reader and writer over the child's pipes; the upstream's lines
-    /// are bounded by the process's line limit (`MCP_MAX_LINE_BYTES`).
+    /// Starts the session over the child's pipes (blocking ones: see
+    /// [`mcp_stdio_guard::fd::Blocking`]), its reader on a thread of its own; the
+    /// upstream's lines are bounded by the process's line limit (`MCP_MAX_LINE_BYTES`).
     pub fn start<W, R>(id: InstanceId, stdin: W, stdout: R) -> Arc<Self>
     where
-        W: AsyncWrite + Unpin + Send + 'static,
-        R: AsyncRead + Unpin + Send + 'static,
+        W: Write + Send + 'static,
+        R: Read + Send + 'static,
     {
         // An invalid limit fails the hub's outward session at once; the default serves
         // until then.
@@ -100,28 +105,30 @@ impl Session {
     /// [`Session::start`] with the longest upstream line given.
     pub fn start_with_limit<W, R>(id: InstanceId, stdin: W, stdout: R, limit: usize) -> Arc<Self>
     where
-        W: AsyncWrite + Unpin + Send + 'static,
-        R: AsyncRead + Unpin + Send + 'static,
+        W: Write + Send + 'static,
+        R: Read + Send + 'static,
     {
-        let (out, rx) = mpsc::channel(WRITE_QUEUE);
-        let (stop_tx, stop_rx) = oneshot::channel();
+        let (done, reader) = oneshot::channel();
         let session = Arc::new(Self {
             id,
-            out,
+            stdin: Mutex::new(Some(Box::new(stdin))),
             state: Mutex::default(),
             next_id: AtomicU64::new(1),
             closing: AtomicBool::new(false),
             ready: AtomicBool::new(false),
-            stop_writer: Mutex::new(Some(stop_tx)),
-            reader: Mutex::new(None),
+            reader: Mutex::new(Some(reader)),
             modern: OnceLock::new(),
         });
-        tokio::spawn(write_lines(Arc::downgrade(&session), rx, stop_rx, stdin));
-        let reader = tokio::spawn(read_lines(session.clone(), stdout, limit));
-        *session
-            .reader
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner) = Some(reader);
+        let reading = session.clone();
+        let spawned = std::thread::Builder::new()
+            .name("mcp-hub-upstream".into())
+            .spawn(move || {
+                read_lines(reading, stdout, limit);
+                let _ = done.send(());
+            });
+        if let Err(e) = spawned {
+            session.fail_all(&format!("its reader thread could not start: {e}"));
+        }
         session
     }
 
@@ -236,19 +243,19 @@ impl Session {
     }
 
     /// Writes a request line (from [`Session::begin_relay`]).
-    pub async fn send_line(&self, line: Vec<u8>) -> Result<(), SessionError> {
-        self.write(line).await
+    pub fn send_line(&self, line: &[u8]) -> Result<(), SessionError> {
+        self.write(line)
     }
 
     /// Sends a notification.
-    pub async fn notify<P: Serialize>(&self, method: &str, params: &P) -> Result<(), SessionError> {
-        self.write(wire::notification(method, params)).await
+    pub fn notify<P: Serialize>(&self, method: &str, params: &P) -> Result<(), SessionError> {
+        self.write(&wire::notification(method, params))
     }
 
     /// Forwards a client's cancellation of request `id`, if it is still pending: its waiter
     /// fails with [`SessionError::Cancelled`] and later progress for it is dropped. Returns
     /// whether a notification was sent (unknown, completed and repeated ids send nothing).
-    pub async fn cancel(&self, id: u64, reason: Option<String>, meta: Option<Value>) -> bool {
+    pub fn cancel(&self, id: u64, reason: Option<String>, meta: Option<Value>) -> bool {
         if self.lock().pending.remove(&id).is_none() {
             return false;
         }
@@ -266,9 +273,7 @@ impl Session {
             reason,
             meta,
         };
-        self.notify("notifications/cancelled", &params)
-            .await
-            .is_ok()
+        self.notify("notifications/cancelled", &params).is_ok()
     }
 
     /// Marks startup complete: from now on, a lost connection is reported as such (before, the
@@ -289,13 +294,22 @@ impl Session {
             return;
         }
         self.fail_all("the hub is shutting down");
-        let stop = self
-            .stop_writer
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take();
-        if let Some(stop) = stop {
-            let _ = stop.send(());
+        // Paired with the fence after each write: either this sees the lock free, or the
+        // writer holding it sees `closing` once it lets go, and closes stdin itself.
+        fence(Ordering::SeqCst);
+        self.close_stdin_if_closing();
+    }
+
+    /// Closes the child's stdin once the session is closing, unless a write holds it (that
+    /// writer closes it when done): closing never waits on a child that stopped reading.
+    fn close_stdin_if_closing(&self) {
+        if !self.closing.load(Ordering::SeqCst) {
+            return;
+        }
+        match self.stdin.try_lock() {
+            Ok(mut stdin) => drop(stdin.take()),
+            Err(TryLockError::Poisoned(stdin)) => drop(stdin.into_inner().take()),
+            Err(TryLockError::WouldBlock) => {}
         }
     }
 
@@ -312,13 +326,40 @@ impl Session {
         }
     }
 
-    async fn write(&self, line: Vec<u8>) -> Result<(), SessionError> {
-        if self.out.send(line).await.is_err() {
-            return Err(SessionError::Closed(
-                self.closed().unwrap_or_else(|| "stdin closed".into()),
-            ));
+    /// Writes `line` to the child's stdin, whole, blocking while its pipe is full. A failed
+    /// write closes stdin and fails every pending call.
+    fn write(&self, line: &[u8]) -> Result<(), SessionError> {
+        let failed = {
+            let mut stdin = self.stdin.lock().unwrap_or_else(PoisonError::into_inner);
+            let open = stdin
+                .as_mut()
+                .filter(|_| !self.closing.load(Ordering::SeqCst));
+            let Some(pipe) = open else {
+                drop(stdin);
+                return Err(SessionError::Closed(
+                    self.closed().unwrap_or_else(|| "stdin closed".into()),
+                ));
+            };
+            match pipe.write_all(line).and_then(|()| pipe.flush()) {
+                Ok(()) => None,
+                Err(e) => {
+                    *stdin = None;
+                    Some(e)
+                }
+            }
+        };
+        fence(Ordering::SeqCst);
+        self.close_stdin_if_closing();
+        match failed {
+            None => Ok(()),
+            Some(e) => {
+                let reason = format!("writing to its stdin failed: {e}");
+                self.fail_all(&reason);
+                Err(SessionError::Closed(
+                    self.closed().unwrap_or_else(|| reason.into()),
+                ))
+            }
         }
-        Ok(())
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -365,16 +406,16 @@ impl Call<'_> {
     }
 
     /// Writes the request.
-    pub async fn send(&mut self) -> Result<(), SessionError> {
+    pub fn send(&mut self) -> Result<(), SessionError> {
         match self.line.take() {
-            Some(line) => self.session.write(line).await,
+            Some(line) => self.session.write(&line),
             None => Ok(()),
         }
     }
 
     /// Waits for the response line (sending the request first if needed).
     pub async fn response(mut self) -> Result<Vec<u8>, SessionError> {
-        self.send().await?;
+        self.send()?;
         match (&mut self.reply).await {
             Ok(line) => Ok(line),
             Err(_) => Err(match self.session.closed() {
@@ -391,29 +432,6 @@ impl Drop for Call<'_> {
         // itself went away (the outward session ended, a startup step timed out).
         self.session.take_pending(self.id);
     }
-}
-
-/// The writer task: queued lines to the child's stdin, until stopped or broken.
-async fn write_lines<W: AsyncWrite + Unpin>(
-    session: Weak<Session>,
-    mut rx: mpsc::Receiver<Vec<u8>>,
-    mut stop: oneshot::Receiver<()>,
-    mut stdin: W,
-) {
-    loop {
-        let line = tokio::select! {
-            line = rx.recv() => line,
-            _ = &mut stop => None,
-        };
-        let Some(line) = line else { break };
-        if let Err(e) = stdin.write_all(&line).await {
-            if let Some(session) = session.upgrade() {
-                session.fail_all(&format!("writing to its stdin failed: {e}"));
-            }
-            break;
-        }
-    }
-    let _ = stdin.shutdown().await;
 }
 
 #[path = "reader.rs"]

@@ -4,7 +4,8 @@
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::net::unix::pipe;
 use tokio::sync::mpsc;
 
 use super::*;
@@ -14,8 +15,8 @@ use crate::upstream::wire::parse_response;
 /// A fake upstream: answers `tools/call` of `echo` at once, never answers `hang`, and
 /// reports every notification it receives.
 async fn fake_upstream(
-    input: DuplexStream,
-    mut output: DuplexStream,
+    input: pipe::Receiver,
+    mut output: pipe::Sender,
     notes: mpsc::UnboundedSender<Value>,
 ) {
     let mut lines = BufReader::new(input).lines();
@@ -76,8 +77,7 @@ const HUGE: &str = match str::from_utf8(&[b'x'; 3 * LIMIT]) {
 };
 
 fn session() -> (Arc<Session>, mpsc::UnboundedReceiver<Value>) {
-    let (hub_in, up_in) = tokio::io::duplex(64 * 1024);
-    let (up_out, hub_out) = tokio::io::duplex(64 * 1024);
+    let (hub_in, up_in, up_out, hub_out) = super::super::test_pipes();
     let (notes_tx, notes) = mpsc::unbounded_channel();
     tokio::spawn(fake_upstream(up_in, up_out, notes_tx));
     let id = InstanceId::try_from("fake".to_owned()).expect("id");
@@ -117,15 +117,11 @@ async fn a_cancellation_is_forwarded_once_with_the_upstream_id() {
         let (session, mut notes) = session();
         let mut call = session.begin_call("hang", None, None).expect("begin");
         let id = call.id();
-        call.send().await.expect("sent");
-        assert!(
-            session
-                .cancel(id, Some("bored".into()), Some(json!({"k": 1})))
-                .await
-        );
+        call.send().expect("sent");
+        assert!(session.cancel(id, Some("bored".into()), Some(json!({"k": 1}))));
         assert_eq!(call.response().await, Err(SessionError::Cancelled));
-        assert!(!session.cancel(id, None, None).await, "repeated");
-        assert!(!session.cancel(id + 100, None, None).await, "unknown");
+        assert!(!session.cancel(id, None, None), "repeated");
+        assert!(!session.cancel(id + 100, None, None), "unknown");
         let note = notes.recv().await.expect("notification");
         assert_eq!(
             note,
@@ -142,7 +138,7 @@ async fn a_closed_session_fails_waiting_and_new_calls() {
     bounded(async {
         let (session, _notes) = session();
         let mut call = session.begin_call("hang", None, None).expect("begin");
-        call.send().await.expect("sent");
+        call.send().expect("sent");
         session.close();
         assert!(matches!(
             call.response().await,
@@ -172,7 +168,7 @@ async fn an_oversized_response_fails_its_call_and_the_session_goes_on() {
         let (session, _notes) = session();
         let hang = session.begin_call("hang", None, None).expect("begin");
         let mut hang = hang;
-        hang.send().await.expect("sent");
+        hang.send().expect("sent");
         // The id is read from the line's start: only that call fails.
         let e = rpc_error(session.begin_call("big", None, None).expect("begin")).await;
         assert_eq!(e.code, -32603);

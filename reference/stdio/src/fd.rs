@@ -1,0 +1,132 @@
+//! Pipes read and written by blocking threads.
+//!
+//! The guard reads stdin on a thread of its own, and mcp-hub reads each upstream's stdout
+//! the same way: a thread blocked in `read` wakes once per line, where a readiness loop
+//! (`epoll_wait`, then `read`, then a task switch) costs two more system calls and a wakeup.
+//! A descriptor may still be in non-blocking mode (a pipe made by tokio, or a parent that
+//! set the flag on a description it shares with us): [`Blocking`] then waits in `poll` for
+//! the pipe to be ready, so either way a read or write blocks until it can proceed.
+
+use std::fs::File;
+use std::io::{ErrorKind, Read, Write};
+use std::os::fd::{AsFd, OwnedFd};
+
+use nix::fcntl::{FcntlArg, OFlag, fcntl};
+use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+
+/// A descriptor whose reads and writes block, whatever its mode.
+#[derive(Debug)]
+pub struct Blocking<F>(F);
+
+impl Blocking<File> {
+    /// Takes `fd` (one of this process's own pipe ends, shared with no other process) and
+    /// clears its non-blocking flag, so reads and writes block in the kernel.
+    pub fn own(fd: OwnedFd) -> Self {
+        if let Ok(flags) = fcntl(&fd, FcntlArg::F_GETFL) {
+            let flags = OFlag::from_bits_truncate(flags) - OFlag::O_NONBLOCK;
+            let _ = fcntl(&fd, FcntlArg::F_SETFL(flags));
+        }
+        Self(File::from(fd))
+    }
+
+    /// Shares `fd` without changing its flags (stdin and stdout: the description may be
+    /// shared with the parent, which set them as it wants them).
+    pub fn shared(fd: OwnedFd) -> Self {
+        Self(File::from(fd))
+    }
+}
+
+impl<F: AsFd> Blocking<F> {
+    /// Waits until the descriptor is ready for `flags`.
+    fn wait(&self, flags: PollFlags) -> std::io::Result<()> {
+        let mut fds = [PollFd::new(self.0.as_fd(), flags)];
+        match poll(&mut fds, PollTimeout::NONE) {
+            Ok(_) | Err(nix::errno::Errno::EINTR) => Ok(()),
+            Err(e) => Err(e.into()),
+        }
+    }
+}
+
+impl<F: AsFd + Read> Read for Blocking<F> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        loop {
+            match self.0.read(buf) {
+                Err(e) if e.kind() == ErrorKind::WouldBlock => self.wait(PollFlags::POLLIN)?,
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                other => return other,
+            }
+        }
+    }
+}
+
+impl<F: AsFd + Write> Write for Blocking<F> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        loop {
+            match self.0.write(buf) {
+                Err(e) if e.kind() == ErrorKind::WouldBlock => self.wait(PollFlags::POLLOUT)?,
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                other => return other,
+            }
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush()
+    }
+}
+
+/// The process's stdin and stdout for the guard's threads: duplicates of descriptors 0 and
+/// 1, read and written directly (no buffer of std's in between); std's handles when they
+/// cannot be duplicated.
+pub fn process_stdio() -> (Box<dyn Read + Send>, Box<dyn Write + Send>) {
+    let input: Box<dyn Read + Send> = match std::io::stdin().as_fd().try_clone_to_owned() {
+        Ok(fd) => Box::new(Blocking::shared(fd)),
+        Err(_) => Box::new(std::io::stdin()),
+    };
+    let output: Box<dyn Write + Send> = match std::io::stdout().as_fd().try_clone_to_owned() {
+        Ok(fd) => Box::new(Blocking::shared(fd)),
+        Err(_) => Box::new(std::io::stdout()),
+    };
+    (input, output)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::{BufRead, BufReader};
+
+    use super::*;
+
+    #[test]
+    fn a_non_blocking_pipe_still_blocks_until_it_has_data() {
+        let (reader, mut writer) = std::io::pipe().expect("pipe");
+        let fd = OwnedFd::from(reader);
+        let flags = OFlag::from_bits_truncate(fcntl(&fd, FcntlArg::F_GETFL).expect("flags"));
+        fcntl(&fd, FcntlArg::F_SETFL(flags | OFlag::O_NONBLOCK)).expect("set");
+        let mut lines = BufReader::new(Blocking::shared(fd));
+        let writes = std::thread::spawn(move || {
+            for line in ["one\n", "two\n"] {
+                writer.write_all(line.as_bytes()).expect("write");
+            }
+        });
+        let mut line = String::new();
+        lines.read_line(&mut line).expect("read");
+        assert_eq!(line, "one\n");
+        writes.join().expect("writer");
+        line.clear();
+        lines.read_line(&mut line).expect("read");
+        assert_eq!(line, "two\n");
+        line.clear();
+        assert_eq!(lines.read_line(&mut line).expect("eof"), 0);
+    }
+
+    #[test]
+    fn owning_clears_the_non_blocking_flag() {
+        let (reader, _writer) = std::io::pipe().expect("pipe");
+        let fd = OwnedFd::from(reader);
+        let flags = OFlag::from_bits_truncate(fcntl(&fd, FcntlArg::F_GETFL).expect("flags"));
+        fcntl(&fd, FcntlArg::F_SETFL(flags | OFlag::O_NONBLOCK)).expect("set");
+        let owned = Blocking::own(fd);
+        let flags = OFlag::from_bits_truncate(fcntl(&owned.0, FcntlArg::F_GETFL).expect("flags"));
+        assert!(!flags.contains(OFlag::O_NONBLOCK));
+    }
+}
