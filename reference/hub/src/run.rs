@@ -47,7 +47,7 @@ pub fn run(config: HubConfig, timeout: Duration) -> Result<ExitCode, StartupFail
         Err(e) => return Err(StartupFailure::Runtime(e)),
     };
     let code = runtime.block_on(hub(config, timeout));
-    // A blocking stdin read may still be parked on the blocking pool: do not wait for it.
+    // The guard's input thread may still be blocked on a stdin read: do not wait for it.
     runtime.shutdown_background();
     code
 }

@@ -67,7 +67,9 @@ impl Transport<RoleServer> for GuardTransport {
         &mut self,
         mut item: ServerJsonRpcMessage,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
-        let initialize = self.adjust(&mut item).then(|| self.initialize_answered.clone());
+        let initialize = self
+            .adjust(&mut item)
+            .then(|| self.initialize_answered.clone());
         // Written here, not in the future: rmcp may run send futures concurrently, and lines
         // must keep the order in which rmcp made them. An `initialize` answer marks the
         // lifecycle under the writer's lock, before it is written: a line an intercept takes
