@@ -360,54 +360,57 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// Lines, an oversized one (its head kept, bounded by the limit), one of exactly the
+    /// limit (newline not counted) and a final partial one, through a 4-byte buffer.
+    const INPUT: &[u8] = b"ab\ntoo long line\n12345678\ncd";
+
+    fn expected() -> Vec<(LineRead, String)> {
+        vec![
+            (LineRead::Line, "ab\n".to_owned()),
+            (LineRead::Oversized, "too long".to_owned()),
+            (LineRead::Line, "12345678\n".to_owned()),
+            (LineRead::Line, "cd".to_owned()),
+        ]
+    }
+
+    /// Records each read until the end of input.
+    fn record(
+        seen: &mut Vec<(LineRead, String)>,
+        read: std::io::Result<LineRead>,
+        buf: &[u8],
+    ) -> bool {
+        match read {
+            Ok(LineRead::Eof) => false,
+            Ok(read) => {
+                seen.push((read, String::from_utf8_lossy(buf).into_owned()));
+                true
+            }
+            Err(e) => panic!("{e}"),
+        }
+    }
+
     #[tokio::test]
     async fn lines_oversized_lines_and_a_final_partial_line() {
-        let input: &[u8] = b"ab\ntoo long line\n12345678\ncd";
-        let mut reader = tokio::io::BufReader::with_capacity(4, input);
-        let mut buf = Vec::new();
-        let mut seen = Vec::new();
-        loop {
-            match read_bounded_line(&mut reader, &mut buf, 8).await {
-                Ok(LineRead::Eof) => break,
-                Ok(read) => seen.push((read, String::from_utf8_lossy(&buf).into_owned())),
-                Err(e) => panic!("{e}"),
-            }
-        }
-        assert_eq!(
-            seen,
-            [
-                (LineRead::Line, "ab\n".to_owned()),
-                // The head is kept, bounded by the limit.
-                (LineRead::Oversized, "too long".to_owned()),
-                // Exactly the limit, newline not counted.
-                (LineRead::Line, "12345678\n".to_owned()),
-                (LineRead::Line, "cd".to_owned()),
-            ]
-        );
+        let mut reader = tokio::io::BufReader::with_capacity(4, INPUT);
+        let (mut buf, mut seen) = (Vec::new(), Vec::new());
+        while record(
+            &mut seen,
+            read_bounded_line(&mut reader, &mut buf, 8).await,
+            &buf,
+        ) {}
+        assert_eq!(seen, expected());
     }
 
     #[test]
     fn the_blocking_reader_reads_the_same_lines() {
-        let input: &[u8] = b"ab\ntoo long line\n12345678\ncd";
-        let mut reader = std::io::BufReader::with_capacity(4, input);
-        let mut buf = Vec::new();
-        let mut seen = Vec::new();
-        loop {
-            match read_bounded_line_blocking(&mut reader, &mut buf, 8) {
-                Ok(LineRead::Eof) => break,
-                Ok(read) => seen.push((read, String::from_utf8_lossy(&buf).into_owned())),
-                Err(e) => panic!("{e}"),
-            }
-        }
-        assert_eq!(
-            seen,
-            [
-                (LineRead::Line, "ab\n".to_owned()),
-                (LineRead::Oversized, "too long".to_owned()),
-                (LineRead::Line, "12345678\n".to_owned()),
-                (LineRead::Line, "cd".to_owned()),
-            ]
-        );
+        let mut reader = std::io::BufReader::with_capacity(4, INPUT);
+        let (mut buf, mut seen) = (Vec::new(), Vec::new());
+        while record(
+            &mut seen,
+            read_bounded_line_blocking(&mut reader, &mut buf, 8),
+            &buf,
+        ) {}
+        assert_eq!(seen, expected());
     }
 
     #[tokio::test]
