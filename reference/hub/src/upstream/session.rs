@@ -1,15 +1,16 @@
 //! One MCP client session with one upstream, over its stdin/stdout.
 //!
-//! The child's stdin is written whole line by whole line under one lock, by whoever sends (the
-//! front on the hub's input thread, a task of the runtime, the reader answering the
+//! The child's stdin is written whole line by whole line under one lock, by whoever sends
+//! (the front on the hub's input thread, a task of the runtime, the reader answering the
 //! upstream); its stdout is read by one thread of the session's, blocking on each read. A
 //! relayed call is thus two blocking writes and no task switch: the input thread writes the
 //! request, the reader thread writes the answer to the client. Requests are registered in
 //! `pending` under an id the session allocates; the reader hands each response line to its
 //! waiter, or relays it to the client itself (see [`super::relay`]), and routes
-//! `notifications/progress` by token (the token of a call is its request id). An entry leaves `pending` when its response arrives,
-//! when it is cancelled, or when its waiter goes away, so nothing grows with the number of
-//! calls. When stdout ends, every waiter is failed and later requests fail at once.
+//! `notifications/progress` by token (the token of a call is its request id). An entry
+//! leaves `pending` when its response arrives, when it is cancelled, or when its waiter goes
+//! away, so nothing grows with the number of calls. When stdout ends, every waiter is failed
+//! and later requests fail at once.
 //!
 //! The session speaks the generation startup chose: legacy (after `initialize`, requests as
 //! they are) or modern (2026-07-28: every request carries the protocol version, the hub's

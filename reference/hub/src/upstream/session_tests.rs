@@ -214,3 +214,49 @@ async fn an_oversized_response_fails_its_call_and_the_session_goes_on() {
     })
     .await;
 }
+
+/// An upstream that stops reading its stdin holds up a write to it once the pipe is full;
+/// closing the session does not wait for that write, and the write, once it is done, closes
+/// stdin itself: the upstream reads the whole line, then the end of its input (the stdio
+/// shutdown signal).
+#[tokio::test]
+async fn closing_never_waits_on_a_write_to_an_upstream_that_stopped_reading() {
+    bounded(async {
+        let (hub_in, mut up_in, _up_out, hub_out) = super::super::test_pipes();
+        let id = InstanceId::try_from("deaf".to_owned()).expect("id");
+        let session = Session::start_with_limit(id, hub_in, hub_out, LIMIT);
+        // Far more than a pipe holds: the write blocks, holding the stdin lock.
+        const LINE: usize = 4 * 1024 * 1024;
+        let writer = {
+            let session = session.clone();
+            tokio::task::spawn_blocking(move || session.send_line(&vec![b'x'; LINE]))
+        };
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        while session.stdin.try_lock().is_ok() {
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "the write never began"
+            );
+            tokio::task::yield_now().await;
+        }
+        let closing = {
+            let session = session.clone();
+            tokio::task::spawn_blocking(move || session.close())
+        };
+        tokio::time::timeout(Duration::from_secs(5), closing)
+            .await
+            .expect("close returns while the write is blocked")
+            .expect("join");
+        assert!(!writer.is_finished(), "the write is still blocked");
+        // The upstream reads again: the whole line, then the end of its stdin.
+        let mut read = Vec::new();
+        let to_end = tokio::io::AsyncReadExt::read_to_end(&mut up_in, &mut read);
+        tokio::time::timeout(Duration::from_secs(10), to_end)
+            .await
+            .expect("stdin ends once the line is written")
+            .expect("read to the end");
+        assert_eq!(read.len(), LINE);
+        assert_eq!(writer.await.expect("join"), Ok(()));
+    })
+    .await;
+}
