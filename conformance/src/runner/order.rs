@@ -63,12 +63,11 @@ fn step_wait(step: &Step) -> Duration {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{RawScenario, parse_yaml, validate_scenario};
+    use crate::model::parse_scenario;
 
     fn scenario(steps: &str) -> Scenario {
         let text = format!("name: s\nsuite: protocol\nsteps:\n{steps}");
-        let raw: RawScenario = parse_yaml(&text, "s.yaml").expect("parses");
-        validate_scenario(raw, "s.yaml").expect("valid")
+        parse_scenario(&text, "s.yaml").expect("a valid scenario")
     }
 
     #[test]

@@ -94,12 +94,11 @@ fn names(generations: &[Generation]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{RawScenario, parse_yaml, validate_scenario};
+    use crate::model::{parse_scenario, parse_yaml};
 
     fn scenario(extra: &str) -> Scenario {
         let text = format!("name: s\nsuite: protocol\n{extra}\nsteps:\n  - list_tools: {{}}\n");
-        let raw: RawScenario = parse_yaml(&text, "s.yaml").expect("parses");
-        validate_scenario(raw, "s.yaml").expect("valid")
+        parse_scenario(&text, "s.yaml").expect("a valid scenario")
     }
 
     fn target(generations: &str) -> Target {
