@@ -119,6 +119,63 @@ mod tests {
         assert_eq!(lines.read_line(&mut line).expect("eof"), 0);
     }
 
+    /// A pipe end whose reads and writes are each interrupted once by a signal first.
+    struct Interrupted<F> {
+        inner: F,
+        interrupt: bool,
+    }
+
+    impl<F: AsFd> AsFd for Interrupted<F> {
+        fn as_fd(&self) -> std::os::fd::BorrowedFd<'_> {
+            self.inner.as_fd()
+        }
+    }
+
+    impl<F> Interrupted<F> {
+        fn once(&mut self) -> std::io::Result<()> {
+            self.interrupt = !self.interrupt;
+            match self.interrupt {
+                true => Err(ErrorKind::Interrupted.into()),
+                false => Ok(()),
+            }
+        }
+    }
+
+    impl<F: Read> Read for Interrupted<F> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            self.once()?;
+            self.inner.read(buf)
+        }
+    }
+
+    impl<F: Write> Write for Interrupted<F> {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.once()?;
+            self.inner.write(buf)
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            self.inner.flush()
+        }
+    }
+
+    #[test]
+    fn an_interrupted_read_or_write_is_retried() {
+        let (reader, writer) = std::io::pipe().expect("pipe");
+        let mut writer = Blocking(Interrupted {
+            inner: writer,
+            interrupt: false,
+        });
+        let mut reader = Blocking(Interrupted {
+            inner: reader,
+            interrupt: false,
+        });
+        assert_eq!(writer.write(b"line\n").expect("one write"), 5);
+        let mut buf = [0; 16];
+        assert_eq!(reader.read(&mut buf).expect("one read"), 5);
+        assert_eq!(&buf[..5], b"line\n");
+    }
+
     #[test]
     fn owning_clears_the_non_blocking_flag() {
         let (reader, _writer) = std::io::pipe().expect("pipe");

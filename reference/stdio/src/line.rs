@@ -413,6 +413,41 @@ mod tests {
         assert_eq!(seen, expected());
     }
 
+    /// A reader interrupted by a signal before each chunk of `INPUT` (two bytes at a time).
+    struct Interrupted {
+        left: &'static [u8],
+        interrupt: bool,
+    }
+
+    impl std::io::Read for Interrupted {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            self.interrupt = !self.interrupt;
+            if self.interrupt {
+                return Err(std::io::ErrorKind::Interrupted.into());
+            }
+            let n = buf.len().min(2).min(self.left.len());
+            buf[..n].copy_from_slice(&self.left[..n]);
+            self.left = &self.left[n..];
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn an_interrupted_read_is_retried() {
+        let input = Interrupted {
+            left: INPUT,
+            interrupt: false,
+        };
+        let mut reader = std::io::BufReader::with_capacity(4, input);
+        let (mut buf, mut seen) = (Vec::new(), Vec::new());
+        while record(
+            &mut seen,
+            read_bounded_line_blocking(&mut reader, &mut buf, 8),
+            &buf,
+        ) {}
+        assert_eq!(seen, expected());
+    }
+
     #[tokio::test]
     async fn an_oversized_line_keeps_only_its_head() {
         let mut line = br#"{"jsonrpc":"2.0","id":7,"params":""#.to_vec();
