@@ -104,7 +104,7 @@ fn refuse_oversized(session: &Session, head: &[u8], limit: usize) {
 }
 
 /// Routes one line from the upstream.
-fn route(session: &Session, line: Vec<u8>) {
+fn route(session: &Arc<Session>, line: Vec<u8>) {
     let Some(head) = Head::parse(&line) else {
         tracing::debug!(instance_id = %session.id, "ignored a non-JSON-RPC output line");
         return;
@@ -125,7 +125,7 @@ fn route(session: &Session, line: Vec<u8>) {
     match (head.method.as_deref(), head.id_value()) {
         (Some(method), Some(id)) => {
             let answer = wire::answer_upstream_request(&id, method);
-            let _ = session.write(&answer);
+            session.answer_upstream(answer);
         }
         (Some("notifications/progress"), None) => forward_progress(session, &head),
         (Some("notifications/tools/list_changed"), None) => tracing::warn!(

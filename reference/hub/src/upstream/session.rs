@@ -72,6 +72,9 @@ pub struct Session {
     reader: Mutex<Option<oneshot::Receiver<()>>>,
     /// Set once the upstream is known to be modern: the `_meta` keys every request carries.
     modern: OnceLock<(String, Map<String, Value>)>,
+    /// The runtime the session started in, whose blocking pool writes the answers to the
+    /// upstream's own requests (see [`Session::answer_upstream`]).
+    runtime: Option<tokio::runtime::Handle>,
 }
 
 impl std::fmt::Debug for Session {
@@ -119,6 +122,7 @@ impl Session {
             ready: AtomicBool::new(false),
             reader: Mutex::new(Some(reader)),
             modern: OnceLock::new(),
+            runtime: tokio::runtime::Handle::try_current().ok(),
         });
         let reading = session.clone();
         let spawned = std::thread::Builder::new()
@@ -324,6 +328,21 @@ impl Session {
             .take();
         if let Some(reader) = reader {
             let _ = tokio::time::timeout(within, reader).await;
+        }
+    }
+
+    /// Writes the hub's answer to a request of the upstream's own (`ping`), off the reader
+    /// thread: were the upstream's stdin full while it waits for its stdout to be read, the
+    /// reader blocked on that write would wait on the upstream as it waits on the reader.
+    pub(super) fn answer_upstream(self: &Arc<Self>, line: Vec<u8>) {
+        match &self.runtime {
+            Some(runtime) => {
+                let session = self.clone();
+                drop(runtime.spawn_blocking(move || session.write(&line)));
+            }
+            None => {
+                let _ = self.write(&line);
+            }
         }
     }
 

@@ -260,3 +260,23 @@ async fn closing_never_waits_on_a_write_to_an_upstream_that_stopped_reading() {
     })
     .await;
 }
+
+/// A request of the upstream's own gets its answer (MCP, ping: "The receiver MUST respond
+/// promptly with an empty response"; anything else is refused), off the reader thread.
+#[tokio::test]
+async fn the_upstreams_own_requests_are_answered() {
+    bounded(async {
+        let (hub_in, up_in, mut up_out, hub_out) = super::super::test_pipes();
+        let id = InstanceId::try_from("asking".to_owned()).expect("id");
+        let _session = Session::start_with_limit(id, hub_in, hub_out, LIMIT);
+        up_out
+            .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":\"u-1\",\"method\":\"ping\"}\n")
+            .await
+            .expect("write");
+        let mut lines = BufReader::new(up_in).lines();
+        let answer = lines.next_line().await.expect("read").expect("an answer");
+        let answer: Value = serde_json::from_str(&answer).expect("JSON");
+        assert_eq!(answer, json!({"jsonrpc": "2.0", "id": "u-1", "result": {}}));
+    })
+    .await;
+}
