@@ -177,6 +177,22 @@ mod tests {
     }
 
     #[test]
+    fn a_non_blocking_pipe_still_takes_a_write_larger_than_it_holds() {
+        let (mut reader, writer) = std::io::pipe().expect("pipe");
+        let fd = OwnedFd::from(writer);
+        let flags = OFlag::from_bits_truncate(fcntl(&fd, FcntlArg::F_GETFL).expect("flags"));
+        fcntl(&fd, FcntlArg::F_SETFL(flags | OFlag::O_NONBLOCK)).expect("set");
+        let mut writer = Blocking::shared(fd);
+        // Sixteen times a pipe's default 64 KiB: the write waits for the reader again and again.
+        const SIZE: usize = 1024 * 1024;
+        let writes = std::thread::spawn(move || writer.write_all(&vec![b'x'; SIZE]));
+        let mut read = Vec::new();
+        reader.read_to_end(&mut read).expect("read");
+        assert_eq!(read.len(), SIZE);
+        writes.join().expect("writer").expect("the whole write");
+    }
+
+    #[test]
     fn owning_clears_the_non_blocking_flag() {
         let (reader, _writer) = std::io::pipe().expect("pipe");
         let fd = OwnedFd::from(reader);
