@@ -129,13 +129,19 @@ fn a_dead_upstream_fails_its_own_tools_only() {
     let sandbox = Sandbox::new();
     let mut hub = two_recorded(&sandbox);
     let crash = hub.request("tools/call", json!({"name": "a.crash", "arguments": {}}));
-    assert!(crash.get("error").is_some(), "{crash}");
+    // The hub's own internal error, naming the upstream: the call in flight when it died, and
+    // a later one to the closed session.
+    assert_eq!(crash["error"]["code"], -32603, "{crash}");
     hub.wait_stderr(&["WARN", "instance_id=a", "tool=crash"]);
     let again = hub.request(
         "tools/call",
         json!({"name": "a.echo", "arguments": {"text": "x"}}),
     );
-    assert!(again.get("error").is_some(), "{again}");
+    assert_eq!(again["error"]["code"], -32603, "{again}");
+    for failed in [&crash, &again] {
+        let message = failed["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.starts_with("upstream `a` failed"), "{failed}");
+    }
     let names = hub.tool_names();
     assert!(names.contains(&"a.echo".to_owned()), "{names:?}");
     let b = hub.request(

@@ -192,6 +192,48 @@ mod tests {
         writes.join().expect("writer").expect("the whole write");
     }
 
+    /// Whether thread `tid` of this process is asleep in the kernel (`S` in its `stat`).
+    fn asleep(tid: i32) -> bool {
+        std::fs::read_to_string(format!("/proc/self/task/{tid}/stat"))
+            .ok()
+            .and_then(|stat| {
+                let (_, after) = stat.rsplit_once(')')?;
+                after.trim_start().chars().next()
+            })
+            == Some('S')
+    }
+
+    #[test]
+    fn waiting_sleeps_until_the_pipe_is_ready() {
+        let (reader, mut writer) = std::io::pipe().expect("pipe");
+        let fd = OwnedFd::from(reader);
+        let flags = OFlag::from_bits_truncate(fcntl(&fd, FcntlArg::F_GETFL).expect("flags"));
+        fcntl(&fd, FcntlArg::F_SETFL(flags | OFlag::O_NONBLOCK)).expect("set");
+        let mut reader = Blocking::shared(fd);
+        let (started, tid) = std::sync::mpsc::channel();
+        let waiter = std::thread::spawn(move || {
+            let _ = started.send(nix::unistd::gettid().as_raw());
+            reader.wait(PollFlags::POLLIN).expect("wait");
+            // Without blocking: after the wait, the byte is there.
+            let mut byte = [0; 1];
+            reader.0.read(&mut byte)
+        });
+        let tid = tid.recv().expect("the waiter started");
+        // The byte is written once the waiter sleeps (nothing but the wait can put it to
+        // sleep) or has given up waiting.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while !asleep(tid) && !waiter.is_finished() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the waiter neither slept nor ended"
+            );
+            std::thread::yield_now();
+        }
+        writer.write_all(b"x").expect("write");
+        let read = waiter.join().expect("waiter");
+        assert_eq!(read.expect("readable once the wait is over"), 1);
+    }
+
     #[test]
     fn owning_clears_the_non_blocking_flag() {
         let (reader, _writer) = std::io::pipe().expect("pipe");
