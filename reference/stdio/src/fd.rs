@@ -119,10 +119,13 @@ mod tests {
         assert_eq!(lines.read_line(&mut line).expect("eof"), 0);
     }
 
-    /// A pipe end whose reads and writes are each interrupted once by a signal first.
+    /// A pipe end whose reads and writes each fail once first: interrupted by a signal, or
+    /// with `error` when one is given; flushes are counted.
     struct Interrupted<F> {
         inner: F,
         interrupt: bool,
+        error: Option<ErrorKind>,
+        flushes: usize,
     }
 
     impl<F: AsFd> AsFd for Interrupted<F> {
@@ -135,7 +138,7 @@ mod tests {
         fn once(&mut self) -> std::io::Result<()> {
             self.interrupt = !self.interrupt;
             match self.interrupt {
-                true => Err(ErrorKind::Interrupted.into()),
+                true => Err(self.error.unwrap_or(ErrorKind::Interrupted).into()),
                 false => Ok(()),
             }
         }
@@ -155,25 +158,50 @@ mod tests {
         }
 
         fn flush(&mut self) -> std::io::Result<()> {
+            self.flushes += 1;
             self.inner.flush()
         }
+    }
+
+    fn failing<F>(inner: F, error: Option<ErrorKind>) -> Blocking<Interrupted<F>> {
+        Blocking(Interrupted {
+            inner,
+            interrupt: false,
+            error,
+            flushes: 0,
+        })
     }
 
     #[test]
     fn an_interrupted_read_or_write_is_retried() {
         let (reader, writer) = std::io::pipe().expect("pipe");
-        let mut writer = Blocking(Interrupted {
-            inner: writer,
-            interrupt: false,
-        });
-        let mut reader = Blocking(Interrupted {
-            inner: reader,
-            interrupt: false,
-        });
+        let mut writer = failing(writer, None);
+        let mut reader = failing(reader, None);
         assert_eq!(writer.write(b"line\n").expect("one write"), 5);
+        writer.flush().expect("flush");
+        assert_eq!(
+            writer.0.flushes, 1,
+            "a flush reaches the descriptor's writer"
+        );
         let mut buf = [0; 16];
         assert_eq!(reader.read(&mut buf).expect("one read"), 5);
         assert_eq!(&buf[..5], b"line\n");
+    }
+
+    #[test]
+    fn any_other_error_is_returned_at_once() {
+        let (reader, writer) = std::io::pipe().expect("pipe");
+        let mut writer = failing(writer, Some(ErrorKind::Other));
+        let mut reader = failing(reader, Some(ErrorKind::Other));
+        let written = writer.write(b"x").map_err(|e| e.kind());
+        assert_eq!(written, Err(ErrorKind::Other));
+        assert_eq!(writer.write(b"x").expect("the next write"), 1);
+        let mut buf = [0; 4];
+        assert_eq!(
+            reader.read(&mut buf).map_err(|e| e.kind()),
+            Err(ErrorKind::Other)
+        );
+        assert_eq!(reader.read(&mut buf).expect("the next read"), 1);
     }
 
     #[test]

@@ -413,17 +413,18 @@ mod tests {
         assert_eq!(seen, expected());
     }
 
-    /// A reader interrupted by a signal before each chunk of `INPUT` (two bytes at a time).
+    /// A reader failing before each chunk of `INPUT` (two bytes at a time) with `error`.
     struct Interrupted {
         left: &'static [u8],
         interrupt: bool,
+        error: std::io::ErrorKind,
     }
 
     impl std::io::Read for Interrupted {
         fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
             self.interrupt = !self.interrupt;
             if self.interrupt {
-                return Err(std::io::ErrorKind::Interrupted.into());
+                return Err(self.error.into());
             }
             let n = buf.len().min(2).min(self.left.len());
             buf[..n].copy_from_slice(&self.left[..n]);
@@ -437,6 +438,7 @@ mod tests {
         let input = Interrupted {
             left: INPUT,
             interrupt: false,
+            error: std::io::ErrorKind::Interrupted,
         };
         let mut reader = std::io::BufReader::with_capacity(4, input);
         let (mut buf, mut seen) = (Vec::new(), Vec::new());
@@ -446,6 +448,19 @@ mod tests {
             &buf,
         ) {}
         assert_eq!(seen, expected());
+    }
+
+    #[test]
+    fn any_other_read_error_is_returned() {
+        let input = Interrupted {
+            left: INPUT,
+            interrupt: false,
+            error: std::io::ErrorKind::BrokenPipe,
+        };
+        let mut reader = std::io::BufReader::with_capacity(4, input);
+        let mut buf = Vec::new();
+        let read = read_bounded_line_blocking(&mut reader, &mut buf, 8).map_err(|e| e.kind());
+        assert_eq!(read, Err(std::io::ErrorKind::BrokenPipe));
     }
 
     #[tokio::test]
