@@ -105,4 +105,16 @@ async fn lines_are_offered_first_with_the_lifecycle_and_taken_ones_stay_out_of_r
             Lifecycle::Initialized
         ]
     );
+    // Once the session is over, a line the intercept still sends is dropped, and stdout is
+    // closed: the client reads the end of it.
+    let out = taker.out.get().expect("attached");
+    assert!(
+        !out.send(b"{\"late\":true}\n"),
+        "a line written after the session"
+    );
+    let rest = tokio::time::timeout(Duration::from_secs(10), lines.next_line())
+        .await
+        .expect("the end of stdout within the deadline")
+        .expect("read");
+    assert_eq!(rest, None);
 }
