@@ -221,3 +221,26 @@ fn outward_name_collisions_fail_startup() {
         "stdout must stay empty"
     );
 }
+
+/// A call the front leaves to rmcp (here one with a `task`, which the hub does not take as
+/// a task and runs as a plain call) is cancelled through rmcp's handler: the upstream gets
+/// the cancellation with its own request id and the client's reason.
+#[test]
+fn a_call_rmcp_routed_is_cancelled_at_its_upstream() {
+    let sandbox = Sandbox::new();
+    let mut hub = two_recorded(&sandbox);
+    hub.send(
+        &json!({"jsonrpc": "2.0", "id": "via-rmcp", "method": "tools/call",
+        "params": {"name": "a.slow", "arguments": {"ms": 60000, "steps": 600},
+                   "task": {"ttl": 60000}}}),
+    );
+    let path = sandbox.path("a.jsonl");
+    let call = wait_recorded(&path, |m| m["method"] == "tools/call");
+    hub.send(
+        &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": "via-rmcp", "reason": "enough"}}),
+    );
+    let cancel = wait_recorded(&path, |m| m["method"] == "notifications/cancelled");
+    assert_eq!(cancel["params"]["requestId"], call["id"], "{cancel}");
+    assert_eq!(cancel["params"]["reason"], "enough", "{cancel}");
+}
