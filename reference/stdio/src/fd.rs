@@ -96,12 +96,17 @@ mod tests {
 
     use super::*;
 
+    /// Puts `fd` in non-blocking mode, as tokio or a parent may have left it.
+    fn set_non_blocking(fd: &OwnedFd) {
+        let flags = OFlag::from_bits_truncate(fcntl(fd, FcntlArg::F_GETFL).expect("flags"));
+        fcntl(fd, FcntlArg::F_SETFL(flags | OFlag::O_NONBLOCK)).expect("set");
+    }
+
     #[test]
     fn a_non_blocking_pipe_still_blocks_until_it_has_data() {
         let (reader, mut writer) = std::io::pipe().expect("pipe");
         let fd = OwnedFd::from(reader);
-        let flags = OFlag::from_bits_truncate(fcntl(&fd, FcntlArg::F_GETFL).expect("flags"));
-        fcntl(&fd, FcntlArg::F_SETFL(flags | OFlag::O_NONBLOCK)).expect("set");
+        set_non_blocking(&fd);
         let mut lines = BufReader::new(Blocking::shared(fd));
         let writes = std::thread::spawn(move || {
             for line in ["one\n", "two\n"] {
@@ -208,8 +213,7 @@ mod tests {
     fn a_non_blocking_pipe_still_takes_a_write_larger_than_it_holds() {
         let (mut reader, writer) = std::io::pipe().expect("pipe");
         let fd = OwnedFd::from(writer);
-        let flags = OFlag::from_bits_truncate(fcntl(&fd, FcntlArg::F_GETFL).expect("flags"));
-        fcntl(&fd, FcntlArg::F_SETFL(flags | OFlag::O_NONBLOCK)).expect("set");
+        set_non_blocking(&fd);
         let mut writer = Blocking::shared(fd);
         // Sixteen times a pipe's default 64 KiB: the write waits for the reader again and again.
         const SIZE: usize = 1024 * 1024;
@@ -235,8 +239,7 @@ mod tests {
     fn waiting_sleeps_until_the_pipe_is_ready() {
         let (reader, mut writer) = std::io::pipe().expect("pipe");
         let fd = OwnedFd::from(reader);
-        let flags = OFlag::from_bits_truncate(fcntl(&fd, FcntlArg::F_GETFL).expect("flags"));
-        fcntl(&fd, FcntlArg::F_SETFL(flags | OFlag::O_NONBLOCK)).expect("set");
+        set_non_blocking(&fd);
         let mut reader = Blocking::shared(fd);
         let (started, tid) = std::sync::mpsc::channel();
         let waiter = std::thread::spawn(move || {
@@ -266,8 +269,7 @@ mod tests {
     fn owning_clears_the_non_blocking_flag() {
         let (reader, _writer) = std::io::pipe().expect("pipe");
         let fd = OwnedFd::from(reader);
-        let flags = OFlag::from_bits_truncate(fcntl(&fd, FcntlArg::F_GETFL).expect("flags"));
-        fcntl(&fd, FcntlArg::F_SETFL(flags | OFlag::O_NONBLOCK)).expect("set");
+        set_non_blocking(&fd);
         let owned = Blocking::own(fd);
         let flags = OFlag::from_bits_truncate(fcntl(&owned.0, FcntlArg::F_GETFL).expect("flags"));
         assert!(!flags.contains(OFlag::O_NONBLOCK));

@@ -389,6 +389,18 @@ mod tests {
         }
     }
 
+    /// Every line the blocking reader reads from `input`, through a 4-byte buffer.
+    fn read_all_blocking(input: impl std::io::Read) -> Vec<(LineRead, String)> {
+        let mut reader = std::io::BufReader::with_capacity(4, input);
+        let (mut buf, mut seen) = (Vec::new(), Vec::new());
+        while record(
+            &mut seen,
+            read_bounded_line_blocking(&mut reader, &mut buf, 8),
+            &buf,
+        ) {}
+        seen
+    }
+
     #[tokio::test]
     async fn lines_oversized_lines_and_a_final_partial_line() {
         let mut reader = tokio::io::BufReader::with_capacity(4, INPUT);
@@ -403,14 +415,7 @@ mod tests {
 
     #[test]
     fn the_blocking_reader_reads_the_same_lines() {
-        let mut reader = std::io::BufReader::with_capacity(4, INPUT);
-        let (mut buf, mut seen) = (Vec::new(), Vec::new());
-        while record(
-            &mut seen,
-            read_bounded_line_blocking(&mut reader, &mut buf, 8),
-            &buf,
-        ) {}
-        assert_eq!(seen, expected());
+        assert_eq!(read_all_blocking(INPUT), expected());
     }
 
     /// A reader failing before each chunk of `INPUT` (two bytes at a time) with `error`.
@@ -440,14 +445,7 @@ mod tests {
             interrupt: false,
             error: std::io::ErrorKind::Interrupted,
         };
-        let mut reader = std::io::BufReader::with_capacity(4, input);
-        let (mut buf, mut seen) = (Vec::new(), Vec::new());
-        while record(
-            &mut seen,
-            read_bounded_line_blocking(&mut reader, &mut buf, 8),
-            &buf,
-        ) {}
-        assert_eq!(seen, expected());
+        assert_eq!(read_all_blocking(input), expected());
     }
 
     #[test]
