@@ -107,6 +107,8 @@ impl Router {
         let Some(out) = self.out.get() else {
             return;
         };
+        // Arguments are never logged here; the name is (and every log line is redacted).
+        tracing::trace!(request_id = %call.id, tool = call.name, "tools/call relayed by the front");
         let Some(route) = self.registry.route(call.name) else {
             let message = format!("unknown tool: {}", call.name);
             let line = outward::error_line(call.id_text, -32602, &message, None);
