@@ -111,12 +111,22 @@ impl Router {
         tracing::trace!(request_id = %call.id, tool = call.name, "tools/call relayed by the front");
         let Some(route) = self.registry.route(call.name) else {
             let message = format!("unknown tool: {}", call.name);
-            let line = outward::error_line(call.id_text, -32602, &message, None);
+            let line = outward::error_line(
+                call.id_text,
+                ErrorCode::INVALID_PARAMS.0.into(),
+                &message,
+                None,
+            );
             let _ = out.send(&line);
             return;
         };
         let Some(session) = self.upstreams.get(route.upstream) else {
-            let line = outward::error_line(call.id_text, -32603, "route without upstream", None);
+            let line = outward::error_line(
+                call.id_text,
+                ErrorCode::INTERNAL_ERROR.0.into(),
+                "route without upstream",
+                None,
+            );
             let _ = out.send(&line);
             return;
         };
@@ -158,7 +168,12 @@ impl Router {
                     "routed tool call failed at the upstream transport"
                 );
                 let message = format!("upstream `{}` failed: {e}", session.id());
-                let line = outward::error_line(call.id_text, -32603, &message, None);
+                let line = outward::error_line(
+                    call.id_text,
+                    ErrorCode::INTERNAL_ERROR.0.into(),
+                    &message,
+                    None,
+                );
                 let _ = out.send(&line);
             }
         }
