@@ -95,6 +95,7 @@ mod tests {
     use std::io::{BufRead, BufReader};
 
     use super::*;
+    use crate::test_io::Interrupted;
 
     /// Puts `fd` in non-blocking mode, as tokio or a parent may have left it.
     fn set_non_blocking(fd: &OwnedFd) {
@@ -124,57 +125,9 @@ mod tests {
         assert_eq!(lines.read_line(&mut line).expect("eof"), 0);
     }
 
-    /// A pipe end whose reads and writes each fail once first: interrupted by a signal, or
-    /// with `error` when one is given; flushes are counted.
-    struct Interrupted<F> {
-        inner: F,
-        interrupt: bool,
-        error: Option<ErrorKind>,
-        flushes: usize,
-    }
-
-    impl<F: AsFd> AsFd for Interrupted<F> {
-        fn as_fd(&self) -> std::os::fd::BorrowedFd<'_> {
-            self.inner.as_fd()
-        }
-    }
-
-    impl<F> Interrupted<F> {
-        fn once(&mut self) -> std::io::Result<()> {
-            self.interrupt = !self.interrupt;
-            match self.interrupt {
-                true => Err(self.error.unwrap_or(ErrorKind::Interrupted).into()),
-                false => Ok(()),
-            }
-        }
-    }
-
-    impl<F: Read> Read for Interrupted<F> {
-        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-            self.once()?;
-            self.inner.read(buf)
-        }
-    }
-
-    impl<F: Write> Write for Interrupted<F> {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.once()?;
-            self.inner.write(buf)
-        }
-
-        fn flush(&mut self) -> std::io::Result<()> {
-            self.flushes += 1;
-            self.inner.flush()
-        }
-    }
-
+    /// A pipe end whose reads and writes each fail once first (see [`Interrupted`]).
     fn failing<F>(inner: F, error: Option<ErrorKind>) -> Blocking<Interrupted<F>> {
-        Blocking(Interrupted {
-            inner,
-            interrupt: false,
-            error,
-            flushes: 0,
-        })
+        Blocking(Interrupted::new(inner, error))
     }
 
     #[test]

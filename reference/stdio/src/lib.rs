@@ -60,6 +60,8 @@ pub mod listing;
 mod output;
 pub mod schema;
 mod serve;
+#[cfg(test)]
+mod test_io;
 mod transport;
 
 pub use cli::clap_error_text;

@@ -360,6 +360,8 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    use crate::test_io::Interrupted;
+
     /// Lines, an oversized one (its head kept, bounded by the limit), one of exactly the
     /// limit (newline not counted) and a final partial one, through a 4-byte buffer.
     const INPUT: &[u8] = b"ab\ntoo long line\n12345678\ncd";
@@ -418,43 +420,15 @@ mod tests {
         assert_eq!(read_all_blocking(INPUT), expected());
     }
 
-    /// A reader failing before each chunk of `INPUT` (two bytes at a time) with `error`.
-    struct Interrupted {
-        left: &'static [u8],
-        interrupt: bool,
-        error: std::io::ErrorKind,
-    }
-
-    impl std::io::Read for Interrupted {
-        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-            self.interrupt = !self.interrupt;
-            if self.interrupt {
-                return Err(self.error.into());
-            }
-            let n = buf.len().min(2).min(self.left.len());
-            buf[..n].copy_from_slice(&self.left[..n]);
-            self.left = &self.left[n..];
-            Ok(n)
-        }
-    }
-
     #[test]
     fn an_interrupted_read_is_retried() {
-        let input = Interrupted {
-            left: INPUT,
-            interrupt: false,
-            error: std::io::ErrorKind::Interrupted,
-        };
+        let input = Interrupted::new(INPUT, None);
         assert_eq!(read_all_blocking(input), expected());
     }
 
     #[test]
     fn any_other_read_error_is_returned() {
-        let input = Interrupted {
-            left: INPUT,
-            interrupt: false,
-            error: std::io::ErrorKind::BrokenPipe,
-        };
+        let input = Interrupted::new(INPUT, Some(std::io::ErrorKind::BrokenPipe));
         let mut reader = std::io::BufReader::with_capacity(4, input);
         let mut buf = Vec::new();
         let read = read_bounded_line_blocking(&mut reader, &mut buf, 8).map_err(|e| e.kind());
